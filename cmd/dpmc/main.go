@@ -1,0 +1,38 @@
+// Command dpmc is the command-line front door of the dpmc library:
+// differentially private low-rank matrix completion with the Laplace,
+// Gaussian and Huber mechanisms.
+//
+// Usage:
+//
+//	dpmc budget   print the paper's Table 1 (privacy budget at equal noise variance)
+//	dpmc sample   write noise samples of a mechanism, one per line
+//
+// Run "dpmc help COMMAND" for every flag with its default and unit.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the process exit status:
+// 0 on success, 1 on any error (printed to stderr as "dpmc: …").
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintf(stderr, "dpmc: %v\n", err)
+		return 1
+	}
+	return 0
+}

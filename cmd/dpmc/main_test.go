@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dpmc/dpmc/budget"
+)
+
+// dpmc runs the command line and returns stdout, stderr and the exit status.
+func dpmc(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestBudgetJSON(t *testing.T) {
+	out, stderr, code := dpmc(t, "budget", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not a JSON array: %v\n%s", err, out)
+	}
+	want, _ := budget.Compute([]float64{1, 2, 3, 4}, 5, 1e-5)
+	if len(got) != len(want) {
+		t.Fatalf("%d objects, want %d", len(got), len(want))
+	}
+	for i, obj := range got {
+		for _, key := range []string{"variance", "sensitivity", "delta", "gaussian_classic_epsilon",
+			"gaussian_analytic_epsilon", "laplace_epsilon", "huber_alpha", "huber_epsilon", "paper"} {
+			if _, ok := obj[key]; !ok {
+				t.Errorf("object %d lacks %q", i, key)
+			}
+		}
+		if obj["huber_epsilon"] != want[i].HuberEpsilon || obj["variance"] != want[i].Variance {
+			t.Errorf("object %d = %v, want the values of budget.Compute", i, obj)
+		}
+		paper, _ := obj["paper"].(map[string]any)
+		for _, key := range []string{"gaussian", "laplace", "huber"} {
+			if _, ok := paper[key].(float64); !ok {
+				t.Errorf("object %d: paper.%s missing", i, key)
+			}
+		}
+	}
+	// Outside the paper's settings the reference is null.
+	out, _, _ = dpmc(t, "budget", "--format", "json", "--variance", "2.5", "--sensitivity", "1")
+	if !strings.Contains(out, `"paper": null`) {
+		t.Errorf("want paper null at variance 2.5, Δ = 1:\n%s", out)
+	}
+}
+
+func TestBudgetCSV(t *testing.T) {
+	out, _, code := dpmc(t, "budget", "--format", "csv", "--variance", "1, 2,5")
+	if code != 0 {
+		t.Fatal("non-zero exit")
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 || recs[0][0] != "variance" {
+		t.Fatalf("got %d records starting %v, want header + 3 rows", len(recs), recs[0])
+	}
+	if v, _ := strconv.ParseFloat(recs[2][8], 64); v != 5 { // laplace_epsilon at variance 2
+		t.Errorf("laplace_epsilon at variance 2 = %q, want 5", recs[2][8])
+	}
+	if recs[3][13] != "" {
+		t.Errorf("paper column at variance 5 = %q, want empty", recs[3][13])
+	}
+}
+
+func TestBudgetTable(t *testing.T) {
+	out, _, code := dpmc(t, "budget")
+	if code != 0 {
+		t.Fatal("non-zero exit")
+	}
+	for _, want := range []string{"15.964", "7.071", "15.000", "5.380", "†", "log₁₀", "-0.44 %"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestBadInputIsAnError(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"budget", "--variance", "1,x"}, `item 2 ("x")`},
+		{[]string{"budget", "--variance", "1,,2"}, "item 2 is empty"},
+		{[]string{"budget", "--variance", "NaN"}, "not finite"},
+		{[]string{"budget", "--variance", "0"}, "variance[0]"},
+		{[]string{"budget", "--delta", "2"}, "delta"},
+		{[]string{"budget", "--sensitivity", "-1"}, "sensitivity"},
+		{[]string{"budget", "--format", "xml"}, "--format"},
+		{[]string{"budget", "extra"}, "unknown command"},
+		{[]string{"sample"}, "--mechanism is required"},
+		{[]string{"sample", "--mechanism", "cauchy"}, "cauchy"},
+		{[]string{"sample", "--mechanism", "huber", "--alpha", "0"}, "alpha"},
+		{[]string{"sample", "--mechanism", "huber", "--alpha", "NaN"}, "alpha"},
+		{[]string{"sample", "--mechanism", "huber", "--sigma", "2"}, "--sigma does not apply"},
+		{[]string{"sample", "--mechanism", "gaussian", "--sigma", "-1"}, "sigma"},
+		{[]string{"sample", "--mechanism", "gaussian", "--scale", "2"}, "--scale does not apply"},
+		{[]string{"sample", "--mechanism", "laplace", "--alpha", "2"}, "--alpha does not apply"},
+		{[]string{"sample", "--mechanism", "laplace", "-n", "-5"}, "-n"},
+		{[]string{"sample", "--mechanism", "laplace", "--force"}, "--force needs --output"},
+		{[]string{"nosuch"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, stderr, code := dpmc(t, tt.args...)
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			if !strings.HasPrefix(stderr, "dpmc: ") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr = %q, want a dpmc error mentioning %q", stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestSampleSeeded(t *testing.T) {
+	for _, mech := range []string{"huber", "laplace", "gaussian"} {
+		t.Run(mech, func(t *testing.T) {
+			a, stderr, code := dpmc(t, "sample", "--mechanism", mech, "-n", "500", "--seed", "7")
+			if code != 0 {
+				t.Fatal(stderr)
+			}
+			if !strings.Contains(stderr, "NOT private") {
+				t.Errorf("seeded run printed no warning: %q", stderr)
+			}
+			b, _, _ := dpmc(t, "sample", "--mechanism", mech, "-n", "500", "--seed", "7")
+			if a != b {
+				t.Error("same seed gave different samples")
+			}
+			lines := strings.Split(strings.TrimSuffix(a, "\n"), "\n")
+			if len(lines) != 500 {
+				t.Fatalf("%d lines, want 500", len(lines))
+			}
+			for i, l := range lines {
+				if _, err := strconv.ParseFloat(l, 64); err != nil {
+					t.Fatalf("line %d = %q is not a number", i+1, l)
+				}
+			}
+			c, _, _ := dpmc(t, "sample", "--mechanism", mech, "-n", "500", "--seed", "8")
+			if a == c {
+				t.Error("different seeds gave the same samples")
+			}
+		})
+	}
+}
+
+func TestSampleUnseeded(t *testing.T) {
+	a, stderr, code := dpmc(t, "sample", "--mechanism", "huber", "--alpha", "1", "--scale", "2", "-n", "50")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if strings.Contains(stderr, "NOT private") {
+		t.Errorf("unseeded run warned about seeding: %q", stderr)
+	}
+	if !strings.Contains(stderr, "ε = α·Δ₁/s = 0.5·Δ₁") {
+		t.Errorf("stderr does not state the guarantee: %q", stderr)
+	}
+	b, _, _ := dpmc(t, "sample", "--mechanism", "huber", "--alpha", "1", "--scale", "2", "-n", "50")
+	if a == b {
+		t.Error("two crypto/rand runs gave identical output")
+	}
+}
+
+func TestSampleOutputFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.txt")
+	if _, stderr, code := dpmc(t, "sample", "--mechanism", "laplace", "-n", "10", "--seed", "1", "-o", path); code != 0 {
+		t.Fatal(stderr)
+	}
+	first, _ := os.ReadFile(path)
+	if n := bytes.Count(first, []byte("\n")); n != 10 {
+		t.Fatalf("%d lines in file, want 10", n)
+	}
+	_, stderr, code := dpmc(t, "sample", "--mechanism", "laplace", "-n", "3", "-o", path)
+	if code != 1 || !strings.Contains(stderr, "--force") {
+		t.Errorf("overwrite without --force: exit %d, %q", code, stderr)
+	}
+	if again, _ := os.ReadFile(path); !bytes.Equal(again, first) {
+		t.Error("file changed by a refused overwrite")
+	}
+	if _, stderr, code := dpmc(t, "sample", "--mechanism", "laplace", "-n", "3", "-o", path, "--force"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if again, _ := os.ReadFile(path); bytes.Count(again, []byte("\n")) != 3 {
+		t.Error("--force did not overwrite")
+	}
+}
+
+// TestHelpListsFlagsWithDefaults: every flag of every command appears in its
+// help, and flags with a non-zero default show it.
+func TestHelpListsFlagsWithDefaults(t *testing.T) {
+	tests := map[string][]string{
+		"budget": {"--variance floats", "(default 1,2,3,4)", "--sensitivity", "(default 5)", "--delta", "(default 1e-05)", "--format", `(default "table")`, "--output", "--force"},
+		"sample": {"--mechanism", "--alpha", "(default 3)", "--scale", "(default 1)", "--sigma", "-n, --n", "(default 1000)", "--seed", "crypto/rand", "--output", "--force"},
+	}
+	for cmd, wants := range tests {
+		out, _, code := dpmc(t, "help", cmd)
+		if code != 0 {
+			t.Fatalf("help %s: exit %d", cmd, code)
+		}
+		for _, w := range wants {
+			if !strings.Contains(out, w) {
+				t.Errorf("help %s lacks %q", cmd, w)
+			}
+		}
+	}
+	out, _, _ := dpmc(t, "--help")
+	for _, w := range []string{"budget", "sample"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("dpmc --help lacks %q", w)
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpmc/dpmc/internal/atomicfile"
+)
+
+// outputFlags are the --output and --force flags shared by commands that
+// write a result.
+type outputFlags struct {
+	path  string
+	force bool
+}
+
+func (o *outputFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&o.path, "output", "o", "", "write to this file (atomically: temporary file, then rename) instead of standard output")
+	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite the --output file if it exists")
+}
+
+// write sends what fn writes to the --output file, or to stdout if none.
+func (o *outputFlags) write(stdout io.Writer, fn func(io.Writer) error) error {
+	if o.path == "" {
+		if o.force {
+			return fmt.Errorf("--force needs --output")
+		}
+		return fn(stdout)
+	}
+	return atomicfile.Write(o.path, o.force, fn)
+}

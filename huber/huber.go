@@ -1,0 +1,119 @@
+package huber
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/dpmc/dpmc/internal/check"
+	"github.com/dpmc/dpmc/mechanism"
+)
+
+// Mechanism is the Huber mechanism with shape α and scale s: noise s·T with
+// T ~ κ_α exp(−ρ_α(t)). Build it with New; the zero value is not usable. It
+// is immutable and safe for concurrent use.
+type Mechanism struct {
+	alpha, scale float64
+	logKappa     float64 // log κ_α
+	pTail        float64 // P(|T| > α)
+	invAlpha     float64 // 1/α, the mean of the tail's excess beyond α
+	uniformBody  bool    // sample the body by a uniform proposal (α < 1)
+}
+
+var _ mechanism.Mechanism = (*Mechanism)(nil)
+
+// New returns the Huber mechanism with shape alpha (α, dimensionless) and
+// scale (s, in units of the statistic). The paper's mechanism is scale = 1.
+// It returns an error if either is not a finite number in [1e-100, 1e100].
+func New(alpha, scale float64) (*Mechanism, error) {
+	if err := check.NoiseParam("huber alpha", alpha); err != nil {
+		return nil, err
+	}
+	if err := check.NoiseParam("huber scale s", scale); err != nil {
+		return nil, err
+	}
+	c, t := masses(alpha)
+	return &Mechanism{
+		alpha:       alpha,
+		scale:       scale,
+		logKappa:    logKappa(alpha),
+		pTail:       t / (c + t),
+		invAlpha:    1 / alpha,
+		uniformBody: alpha < 1,
+	}, nil
+}
+
+// Alpha returns the shape α.
+func (m *Mechanism) Alpha() float64 { return m.alpha }
+
+// Scale returns the scale s.
+func (m *Mechanism) Scale() float64 { return m.scale }
+
+// Name returns "huber".
+func (m *Mechanism) Name() string { return "huber" }
+
+// String returns "huber(α=…, s=…)".
+func (m *Mechanism) String() string {
+	return fmt.Sprintf("huber(α=%.6g, s=%.6g)", m.alpha, m.scale)
+}
+
+// Sample draws one noise value s·T exactly: with probability P(|T| > α) a
+// tail value ±(α + E/α), E ~ Exp(1); otherwise a standard normal truncated
+// to [−α, α], by rejection from N(0, 1) when α ≥ 1 (acceptance ≥ 0.68) and
+// from a uniform on [−α, α] when α < 1 (acceptance ≥ 0.85).
+func (m *Mechanism) Sample(r *rand.Rand) float64 {
+	return m.scale * m.sampleUnit(r)
+}
+
+func (m *Mechanism) sampleUnit(r *rand.Rand) float64 {
+	if r.Float64() < m.pTail {
+		t := m.alpha + r.ExpFloat64()*m.invAlpha
+		if r.Uint64()&1 == 0 {
+			return -t
+		}
+		return t
+	}
+	if m.uniformBody {
+		for {
+			t := m.alpha * (2*r.Float64() - 1)
+			// Accept with probability exp(−t²/2), i.e. when Exp(1) > t²/2.
+			if r.ExpFloat64() > t*t/2 {
+				return t
+			}
+		}
+	}
+	for {
+		if t := r.NormFloat64(); math.Abs(t) <= m.alpha {
+			return t
+		}
+	}
+}
+
+// Variance returns s² · Var T, with Var T from UnitVariance.
+func (m *Mechanism) Variance() float64 {
+	return m.scale * m.scale * unitVariance(m.alpha)
+}
+
+// Guarantee returns pure ε-DP with ε = α·sens.L1/s (ρ_α is α-Lipschitz, so
+// the log density ratio of noise shifted by Δ₁ never exceeds α·Δ₁/s); delta
+// is ignored. It returns an error if sens.L1 is not positive and finite.
+func (m *Mechanism) Guarantee(sens mechanism.Sensitivity, delta float64) (mechanism.Guarantee, error) {
+	if err := check.Positive("sensitivity L1 (Huber uses the ℓ1 sensitivity)", sens.L1); err != nil {
+		return mechanism.Guarantee{}, err
+	}
+	return mechanism.Guarantee{Epsilon: m.alpha * sens.L1 / m.scale}, nil
+}
+
+// PDF returns the density of the noise s·T at x.
+func (m *Mechanism) PDF(x float64) float64 { return math.Exp(m.LogPDF(x)) }
+
+// LogPDF returns the natural log of the density of s·T at x:
+// log κ_α − ρ_α(x/s) − log s.
+func (m *Mechanism) LogPDF(x float64) float64 {
+	return m.logKappa - Loss(m.alpha, x/m.scale) - math.Log(m.scale)
+}
+
+// CDF returns P(s·T ≤ x).
+func (m *Mechanism) CDF(x float64) float64 {
+	return unitCDF(m.alpha, m.logKappa, x/m.scale)
+}

@@ -1,0 +1,81 @@
+// Package atomicfile writes output files so that a reader never sees a
+// half-written file and nothing a user has is overwritten unasked: data go
+// to a temporary file in the same directory, which is renamed over the
+// target only when complete.
+package atomicfile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// ErrExists is wrapped by the error Write returns when path exists and
+// overwriting was not asked for.
+var ErrExists = errors.New("file exists")
+
+// Write creates path from what fn writes to w. If path exists and overwrite
+// is false it returns an error wrapping ErrExists and writes nothing. If fn
+// or any file operation fails, path is left as it was and the temporary file
+// is removed.
+func Write(path string, overwrite bool, fn func(w io.Writer) error) (err error) {
+	if !overwrite {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s: %w (pass --force to overwrite)", path, ErrExists)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("creating temporary file for %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := fn(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if !overwrite {
+		// Re-check: refuse to clobber a file that appeared meanwhile.
+		if err := os.Link(f.Name(), path); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%s: %w (pass --force to overwrite)", path, ErrExists)
+			}
+			// Hard links unsupported: fall back to rename.
+			if err := os.Rename(f.Name(), path); err != nil {
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+			return nil
+		}
+		return os.Remove(f.Name())
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

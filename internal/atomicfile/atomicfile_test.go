@@ -1,0 +1,50 @@
+package atomicfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWrite(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := Write(path, false, write("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(path, false, write("two")); !errors.Is(err, ErrExists) {
+		t.Errorf("second write without overwrite: err = %v, want ErrExists", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "one" {
+		t.Errorf("file = %q after refused overwrite, want %q", got, "one")
+	}
+	boom := errors.New("boom")
+	if err := Write(path, true, func(io.Writer) error { return boom }); !errors.Is(err, boom) {
+		t.Errorf("failing writer: err = %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "one" {
+		t.Errorf("file = %q after failed write, want it untouched", got)
+	}
+	if err := Write(path, true, write("three")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "three" {
+		t.Errorf("file = %q after overwrite, want %q", got, "three")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want only the output (temporary files left behind?)", len(entries))
+	}
+}
+
+func TestWriteMissingDirectory(t *testing.T) {
+	err := Write(filepath.Join(t.TempDir(), "no", "such", "out.txt"), false, func(io.Writer) error { return nil })
+	if err == nil {
+		t.Fatal("no error writing into a missing directory")
+	}
+}

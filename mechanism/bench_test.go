@@ -1,0 +1,47 @@
+package mechanism_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/dpmc/dpmc/gaussian"
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/laplace"
+	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/rng"
+)
+
+// BenchmarkSample measures one draw of each mechanism; for Huber at shapes
+// from tiny to large, since its sampler changes strategy with α.
+func BenchmarkSample(b *testing.B) {
+	var ms []mechanism.Mechanism
+	for _, a := range []float64{0.01, 0.1, 1, 3, 50} {
+		m, _ := huber.New(a, 1)
+		ms = append(ms, m)
+	}
+	l, _ := laplace.New(1)
+	g, _ := gaussian.New(1)
+	ms = append(ms, l, g)
+	for _, m := range ms {
+		b.Run(fmt.Sprint(m), func(b *testing.B) {
+			r := rng.Seeded(1)
+			var sink float64
+			for b.Loop() {
+				sink += m.Sample(r)
+			}
+			_ = sink
+		})
+	}
+}
+
+// BenchmarkAddNoise32 adds noise to a rank-32 vector, the size of one item
+// update in the paper's real-data experiments.
+func BenchmarkAddNoise32(b *testing.B) {
+	m, _ := huber.New(3, 1)
+	r := rng.Seeded(1)
+	x := make([]float64, 32)
+	b.ReportAllocs()
+	for b.Loop() {
+		mechanism.AddNoise(m, x, r)
+	}
+}

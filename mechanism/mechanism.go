@@ -1,0 +1,91 @@
+// Package mechanism defines what every noise-adding mechanism in dpmc has in
+// common: the Mechanism interface, the Sensitivity of the statistic it
+// protects, and the Guarantee it gives for one release.
+//
+// The mechanisms themselves live in their own packages — laplace, gaussian
+// and huber — each one a small struct built by New, which checks its
+// arguments once so that sampling never has to. A Mechanism adds i.i.d.
+// noise to every coordinate of a vector f(D):
+//
+//	m, err := huber.New(3, 1) // α = 3, scale s = 1
+//	...
+//	mechanism.AddNoise(m, stats, r) // stats[i] += noise
+//	g, err := m.Guarantee(mechanism.Sensitivity{L1: 5}, 0)
+//
+// A Guarantee covers exactly one release of one vector. Composition over
+// many releases (iterations of a solver) is the job of an accountant, not of
+// this package.
+//
+// Randomness is always injected: every sampler takes a *rand.Rand from
+// math/rand/v2. Package rng builds the seeded (reproducible, for
+// experiments only) and the crypto/rand-backed (for private releases) ones.
+package mechanism
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Mechanism is a noise distribution together with its privacy accounting for
+// one release. Implementations are immutable after construction and safe for
+// concurrent use; the *rand.Rand passed to Sample is not, so give each
+// goroutine its own.
+type Mechanism interface {
+	// Name is the mechanism's lower-case name: "laplace", "gaussian" or
+	// "huber".
+	Name() string
+
+	// Sample draws one noise value, in the units of the statistic being
+	// protected.
+	Sample(r *rand.Rand) float64
+
+	// Variance is the variance of one noise coordinate, in squared units of
+	// the statistic.
+	Variance() float64
+
+	// Guarantee returns the differential-privacy guarantee of one release
+	// f(D) + t, where t has one independent noise draw per coordinate and f
+	// has the given sensitivity. Pure mechanisms (Laplace, Huber) use
+	// sens.L1, ignore delta and report Delta = 0; the Gaussian mechanism
+	// uses sens.L2 and needs delta in (0, 1). It returns an error naming the
+	// offending parameter when the sensitivity or delta is invalid.
+	Guarantee(sens Sensitivity, delta float64) (Guarantee, error)
+
+	// String describes the mechanism and its parameters, for reports.
+	String() string
+}
+
+// Sensitivity bounds how much one neighbouring change can move the released
+// vector f(D), in the units of f: L1 is max ‖f(D) − f(D')‖₁ and L2 is
+// max ‖f(D) − f(D')‖₂. A mechanism reads only the norm it needs; the other
+// may be left zero.
+type Sensitivity struct {
+	L1, L2 float64
+}
+
+// Guarantee is an (ε, δ)-differential-privacy guarantee for one release.
+// Delta is zero for pure ε-DP.
+type Guarantee struct {
+	Epsilon float64
+	Delta   float64
+}
+
+// String formats g as "ε = 1.5 (pure)" or "(ε, δ) = (1.5, 1e-05)".
+func (g Guarantee) String() string {
+	if g.Delta == 0 {
+		return fmt.Sprintf("ε = %.6g (pure ε-DP)", g.Epsilon)
+	}
+	return fmt.Sprintf("(ε, δ) = (%.6g, %.3g)", g.Epsilon, g.Delta)
+}
+
+// AddNoise adds one independent draw of m's noise to every element of x, in
+// place. It never allocates.
+func AddNoise(m Mechanism, x []float64, r *rand.Rand) {
+	for i := range x {
+		x[i] += m.Sample(r)
+	}
+}
+
+// Names returns the known mechanism names, in a fixed order: "laplace",
+// "gaussian", "huber".
+func Names() []string { return []string{"laplace", "gaussian", "huber"} }

@@ -84,9 +84,6 @@ func paper(variance, sensitivity, delta float64) *Published {
 	return nil
 }
 
-// PaperAlpha is the Huber shape the paper uses for "variance 1".
-const PaperAlpha = 3
-
 // Compute returns one Row per variance, in order. It returns an error naming
 // the parameter if a variance or the sensitivity is not positive and finite
 // or delta is not in (0, 1).
@@ -154,7 +151,7 @@ func compute(v, sens, delta float64) (Row, error) {
 	}
 	row.LaplaceEpsilon = lg.Epsilon
 
-	row.HuberAlpha, row.HuberScale, err = HuberSetting(v)
+	row.HuberAlpha, row.HuberScale, err = huber.PaperSetting(v)
 	if err != nil {
 		return row, err
 	}
@@ -169,27 +166,4 @@ func compute(v, sens, delta float64) (Row, error) {
 	}
 	row.HuberEpsilon = hg.Epsilon
 	return row, nil
-}
-
-// HuberSetting returns the Huber shape α and scale s that the paper's
-// convention gives for noise variance v: s = 1 and α from the variance when
-// v > 1; α = 3, s = 1 at v = 1 (the paper's choice, variance 1.0036); and
-// α = 3 with s shrunk to reach v when v < 1, which the paper never uses. It
-// returns an error if v is not positive and finite.
-func HuberSetting(v float64) (alpha, scale float64, err error) {
-	if err := check.Positive("variance", v); err != nil {
-		return 0, 0, err
-	}
-	if v > 1 {
-		alpha, err = huber.AlphaForVariance(v)
-		return alpha, 1, err
-	}
-	if v == 1 {
-		return PaperAlpha, 1, nil
-	}
-	u, err := huber.UnitVariance(PaperAlpha)
-	if err != nil {
-		return 0, 0, err
-	}
-	return PaperAlpha, math.Sqrt(v / u), nil
 }

@@ -65,28 +65,6 @@ func TestPaperHuberVariance3(t *testing.T) {
 	}
 }
 
-func TestHuberSetting(t *testing.T) {
-	tests := []struct {
-		v, alpha, scale float64
-	}{
-		{1, 3, 1},
-		{0.25, 3, 0.5 / math.Sqrt(1.0036102159699818)},
-	}
-	for _, tt := range tests {
-		a, s, err := HuberSetting(tt.v)
-		if err != nil || a != tt.alpha || math.Abs(s-tt.scale) > 1e-12 {
-			t.Errorf("HuberSetting(%v) = %v, %v, %v; want %v, %v", tt.v, a, s, err, tt.alpha, tt.scale)
-		}
-	}
-	for _, v := range []float64{0.25, 1.5, 2, 9} {
-		a, s, _ := HuberSetting(v)
-		h, _ := huber.New(a, s)
-		if math.Abs(h.Variance()-v) > 1e-9*v {
-			t.Errorf("HuberSetting(%v) gives variance %v", v, h.Variance())
-		}
-	}
-}
-
 func TestNoPaperRowOutsideItsSettings(t *testing.T) {
 	rows, err := Compute([]float64{2, 5}, 1, 1e-6)
 	if err != nil {

@@ -70,3 +70,25 @@ func Epsilon(alpha, scale, l1 float64) (float64, error) {
 	g, err := m.Guarantee(mechanism.Sensitivity{L1: l1}, 0)
 	return g.Epsilon, err
 }
+
+// PaperAlpha is the shape the paper uses for Huber noise of "variance 1".
+const PaperAlpha = 3
+
+// PaperSetting returns the shape α and scale s that the paper's convention
+// gives for noise variance v: s = 1 and α = AlphaForVariance(v) when v > 1;
+// α = 3, s = 1 at v = 1 (the paper's choice, exact variance 1.0036); and
+// α = 3 with s shrunk to reach v when v < 1, which the paper never needs.
+// It returns an error if v is not positive and finite.
+func PaperSetting(v float64) (alpha, scale float64, err error) {
+	if err := check.Positive("variance", v); err != nil {
+		return 0, 0, err
+	}
+	switch {
+	case v > 1:
+		alpha, err = AlphaForVariance(v)
+		return alpha, 1, err
+	case v == 1:
+		return PaperAlpha, 1, nil
+	}
+	return PaperAlpha, math.Sqrt(v / unitVariance(PaperAlpha)), nil
+}

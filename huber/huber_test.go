@@ -285,3 +285,25 @@ func TestBadParameters(t *testing.T) {
 		})
 	}
 }
+
+func TestPaperSetting(t *testing.T) {
+	tests := []struct {
+		v, alpha, scale float64
+	}{
+		{1, 3, 1},
+		{0.25, 3, 0.5 / math.Sqrt(1.0036102159699818)},
+	}
+	for _, tt := range tests {
+		a, s, err := PaperSetting(tt.v)
+		if err != nil || a != tt.alpha || math.Abs(s-tt.scale) > 1e-12 {
+			t.Errorf("PaperSetting(%v) = %v, %v, %v; want %v, %v", tt.v, a, s, err, tt.alpha, tt.scale)
+		}
+	}
+	for _, v := range []float64{0.25, 1.5, 2, 9} {
+		a, s, _ := PaperSetting(v)
+		h, _ := New(a, s)
+		if math.Abs(h.Variance()-v) > 1e-9*v {
+			t.Errorf("PaperSetting(%v) gives variance %v", v, h.Variance())
+		}
+	}
+}

@@ -34,11 +34,38 @@ func Seeded(seed uint64) *mrand.Rand {
 // different streams of one seed are independent for all practical purposes.
 // Not private: see the package comment.
 func Stream(seed, stream uint64) *mrand.Rand {
+	return mrand.New(mrand.NewChaCha8(key(seed, stream)))
+}
+
+// key is the ChaCha8 key of (seed, stream).
+func key(seed, stream uint64) [32]byte {
 	var in [len(domain) + 16]byte
 	copy(in[:], domain)
 	binary.LittleEndian.PutUint64(in[len(domain):], seed)
 	binary.LittleEndian.PutUint64(in[len(domain)+8:], stream)
-	return mrand.New(mrand.NewChaCha8(sha256.Sum256(in[:])))
+	return sha256.Sum256(in[:])
+}
+
+// Reseeder hands out the generators of Stream without allocating: it keeps
+// one generator and re-keys it on each call. A worker that processes many
+// rows keeps one Reseeder. Not private, and not safe for concurrent use.
+type Reseeder struct {
+	c *mrand.ChaCha8
+	r *mrand.Rand
+}
+
+// NewReseeder returns a Reseeder.
+func NewReseeder() *Reseeder {
+	c := mrand.NewChaCha8([32]byte{})
+	return &Reseeder{c: c, r: mrand.New(c)}
+}
+
+// Stream re-keys the Reseeder's generator to (seed, stream) and returns it.
+// Its draws equal those of Stream(seed, stream); the previous generator it
+// returned is reset too.
+func (s *Reseeder) Stream(seed, stream uint64) *mrand.Rand {
+	s.c.Seed(key(seed, stream))
+	return s.r
 }
 
 const domain = "dpmc/rng/v1"

@@ -79,3 +79,25 @@ func BenchmarkCryptoFloat64(b *testing.B) {
 		_ = r.Float64()
 	}
 }
+
+func TestReseederMatchesStream(t *testing.T) {
+	s := NewReseeder()
+	for _, k := range [][2]uint64{{1, 0}, {1, 7}, {99, 1 << 40}, {1, 0}} {
+		a, b := Stream(k[0], k[1]), s.Stream(k[0], k[1])
+		for i := range 50 {
+			if x, y := a.Uint64(), b.Uint64(); x != y {
+				t.Fatalf("seed %d stream %d draw %d: Stream %d, Reseeder %d", k[0], k[1], i, x, y)
+			}
+		}
+	}
+}
+
+func BenchmarkReseed(b *testing.B) {
+	s := NewReseeder()
+	b.ReportAllocs()
+	var i uint64
+	for b.Loop() {
+		i++
+		_ = s.Stream(1, i).Uint64()
+	}
+}

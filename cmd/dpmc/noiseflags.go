@@ -22,12 +22,29 @@ type noiseFlags struct {
 	alpha, scale, sigm float64
 }
 
-func (n *noiseFlags) register(cmd *cobra.Command) {
+// register adds the flags; def is the default mechanism ("" = required) and
+// extra lists further accepted names (such as "none").
+func (n *noiseFlags) register(cmd *cobra.Command, def string, extra ...string) {
 	f := cmd.Flags()
-	f.StringVar(&n.name, "mechanism", "", "noise mechanism: "+strings.Join(mechanism.Names(), ", ")+" (required)")
+	names := strings.Join(append(extra, mechanism.Names()...), ", ")
+	if def == "" {
+		f.StringVar(&n.name, "mechanism", "", "noise mechanism: "+names+" (required)")
+	} else {
+		f.StringVar(&n.name, "mechanism", def, "noise mechanism: "+names)
+	}
 	f.Float64Var(&n.alpha, "alpha", 3, "Huber shape α, dimensionless (huber only; the paper's α = 3 has variance 1.0036 at s = 1)")
 	f.Float64Var(&n.scale, "scale", 1, "scale, in units of the noised value: Huber s, or Laplace b")
 	f.Float64Var(&n.sigm, "sigma", 1, "Gaussian standard deviation σ, in units of the noised value (gaussian only)")
+}
+
+// explicit reports whether a noise parameter flag was given.
+func (n *noiseFlags) explicit(cmd *cobra.Command) bool {
+	for _, f := range []string{"alpha", "scale", "sigma"} {
+		if cmd.Flags().Changed(f) {
+			return true
+		}
+	}
+	return false
 }
 
 // build returns the mechanism the flags describe. A parameter flag set on

@@ -66,7 +66,7 @@ noise alone: they release no data.`,
 			})
 		},
 	}
-	noise.register(cmd)
+	noise.register(cmd, "")
 	cmd.Flags().Int64VarP(&n, "n", "n", 1000, "number of samples to write")
 	seed.register(cmd)
 	out.register(cmd)

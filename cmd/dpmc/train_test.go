@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// small is a fast synthetic run.
+var small = []string{"train", "--rows", "60", "--cols", "50", "--observed", "0.3", "--rank", "3", "--iters", "5", "--irls-iters", "3"}
+
+func TestTrainSummary(t *testing.T) {
+	out, stderr, code := dpmc(t, append(small, "--seed", "1")...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, want := range []string{"synthetic 60 × 50, rank 3", "irls", "huber(α=3, s=1)", "NONE proved", "full RMSE 0.", "time:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(stderr, "NOT private") {
+		t.Errorf("seeded noisy run without warning: %q", stderr)
+	}
+}
+
+func TestTrainJSON(t *testing.T) {
+	out, stderr, code := dpmc(t, append(small, "--seed", "2", "--json", "--algo", "als", "--mechanism", "laplace", "--variance", "2")...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, k := range []string{"algo", "mechanism", "variance", "rank", "lambda", "iters", "irls_iters", "users", "items",
+		"train_ratings", "test_ratings", "train_rmse", "test_rmse", "test_mae", "full_rmse", "seconds", "privacy"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if res["algo"] != "als" || res["mechanism"] != "laplace" || res["variance"] != 2.0 || res["users"] != 60.0 {
+		t.Errorf("JSON = %v", res)
+	}
+	if res["test_rmse"] != nil || res["full_rmse"] == nil {
+		t.Errorf("synthetic run: test_rmse %v (want null), full_rmse %v (want a number)", res["test_rmse"], res["full_rmse"])
+	}
+	p := res["privacy"].(map[string]any)
+	if p["total_epsilon"] != nil || p["guarantee"] != "none" || p["covers_gram"] != false {
+		t.Errorf("privacy = %v: must not claim a total guarantee", p)
+	}
+	// Same seed, same result.
+	again, _, _ := dpmc(t, append(small, "--seed", "2", "--json", "--algo", "als", "--mechanism", "laplace", "--variance", "2")...)
+	var res2 map[string]any
+	json.Unmarshal([]byte(again), &res2)
+	if res2["full_rmse"] != res["full_rmse"] {
+		t.Errorf("same seed: full RMSE %v then %v", res["full_rmse"], res2["full_rmse"])
+	}
+}
+
+func TestTrainOnFileWithTestFraction(t *testing.T) {
+	out, stderr, code := dpmc(t, "train", "--data", filepath.Join("testdata", "tiny.tsv"), "--test-fraction", "0.25",
+		"--rank", "2", "--iters", "3", "--mechanism", "none", "--json", "--seed", "3")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res["train_ratings"] != 7.0 || res["test_ratings"] != 2.0 || res["test_rmse"] == nil || res["privacy"] != nil {
+		t.Errorf("JSON = %v", res)
+	}
+	if strings.Contains(stderr, "NOT private") {
+		t.Errorf("noiseless run warned about noise: %q", stderr)
+	}
+}
+
+func TestTrainSave(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "model.json")
+	args := append(small, "--seed", "4", "--save", path)
+	if _, stderr, code := dpmc(t, args...); code != 0 {
+		t.Fatal(stderr)
+	}
+	var m struct {
+		Format string      `json:"format"`
+		Users  []string    `json:"users"`
+		U      [][]float64 `json:"u"`
+	}
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &m); err != nil || m.Format != "dpmc-model-v1" || len(m.Users) != 60 || len(m.U) != 60 || len(m.U[0]) != 3 {
+		t.Errorf("saved model: %v, format %q, %d users", err, m.Format, len(m.Users))
+	}
+	if _, stderr, code := dpmc(t, args...); code != 1 || !strings.Contains(stderr, "--force") {
+		t.Errorf("second save without --force: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := dpmc(t, append(args, "--force")...); code != 0 {
+		t.Error(stderr)
+	}
+}
+
+func TestTrainBadInput(t *testing.T) {
+	tiny := filepath.Join("testdata", "tiny.tsv")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--algo", "sgd"}, "--algo"},
+		{[]string{"--init", "cold"}, "--init"},
+		{[]string{"--mechanism", "cauchy"}, "cauchy"},
+		{[]string{"--mechanism", "none", "--variance", "2"}, "--variance does not apply"},
+		{[]string{"--variance", "2", "--alpha", "1"}, "not both"},
+		{[]string{"--mechanism", "laplace", "--alpha", "1"}, "--alpha does not apply"},
+		{[]string{"--variance", "-1"}, "variance"},
+		{[]string{"--rank", "0"}, "rank"},
+		{[]string{"--lambda", "-1"}, "lambda"},
+		{[]string{"--iters", "0"}, "iters"},
+		{[]string{"--observed", "2"}, "observed"},
+		{[]string{"--workers", "-1"}, "--workers"},
+		{[]string{"--test", "x.tsv"}, "--test needs --data"},
+		{[]string{"--data", tiny, "--rows", "5"}, "--rows applies only"},
+		{[]string{"--data", tiny, "--test-fraction", "1.5"}, "--test-fraction"},
+		{[]string{"--data", tiny, "--test", tiny, "--test-fraction", "0.5"}, "not both"},
+		{[]string{"--data", "no/such/file.tsv"}, "no/such/file.tsv"},
+		{[]string{"--data", tiny, "--format", "xls"}, "--format"},
+		{[]string{"--force"}, "--force needs --save"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			base := small
+			if tt.args[0] == "--data" {
+				base = []string{"train", "--rank", "2", "--iters", "2"}
+			}
+			_, stderr, code := dpmc(t, append(base[:len(base):len(base)], tt.args...)...)
+			if code != 1 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 1 and mention of %q", code, stderr, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,39 @@
+// Package ratings loads users × items rating data — mostly missing — into
+// the sparse matrix that dpmc's matrix-completion solvers work on.
+//
+// A Matrix holds the ratings twice over the same triples, compressed by
+// row (Row(i): one user's items and values) and by column (Col(j): one
+// item's users and values), so that alternating solvers sweep users and
+// items without copying. New and Build make one from Triples; Build can
+// average repeated (user, item) pairs.
+//
+// Files name users and items by external IDs. An IDs maps them to the
+// dense row and column indices, assigned in order of first appearance among
+// the kept lines of the file, and back. A Dataset bundles a Matrix with its
+// two IDs, the declared rating range [Min, Max] (a public bound that noise
+// calibration can rely on: every rating lies in it), the source name, the
+// format used and Stats on what was read, kept and dropped.
+//
+// Load and Read read one file; LoadPair and ReadTest read a test file
+// against a training set, sharing its IDs and shape (ratings of users or
+// items absent from training are dropped and counted in Stats.Cold); Split
+// divides one Dataset at random. The formats, chosen by Options.Format or
+// detected by FormatAuto, are
+//
+//	ml100k   MovieLens 100k u.data, u1.base, u1.test: user TAB item TAB rating TAB timestamp; ratings 1–5, integers
+//	mldat    MovieLens 1M/10M ratings.dat: user::item::rating::timestamp; ratings 1–5 (10M: set Min 0.5)
+//	mlcsv    MovieLens ml-latest ratings.csv: header userId,movieId,rating,timestamp; ratings 0.5–5
+//	sweetrs  SweetRS ratings-final.csv: header "product","user","value"; ratings 1–5,
+//	         0 = not rated (dropped), repeated pairs averaged
+//	csv, tsv any delimited file, columns per Options.Columns; ratings 1–5 unless Options.Min, Max say otherwise
+//
+// Bad input gives a *ParseError with the file name and line number; no
+// input makes the loaders panic.
+//
+// The project does not ship the datasets, whose licences restrict
+// redistribution. Download MovieLens from
+// https://grouplens.org/datasets/movielens/ (ml-100k.zip holds u.data and
+// the u1–u5, ua, ub splits) and SweetRS's ratings-final.csv from
+// https://github.com/kidzik/sweetrs-analysis (described in Ł. Kidziński,
+// "SweetRS: Dataset for a recommender systems of sweets", arXiv:1709.03496).
+package ratings

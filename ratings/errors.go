@@ -1,0 +1,45 @@
+package ratings
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors wrapped by the loaders' errors; test with errors.Is.
+var (
+	// ErrSyntax: a malformed line — wrong number of fields, an empty ID, a
+	// rating that is not a number or not finite, a missing or wrong header.
+	ErrSyntax = errors.New("malformed line")
+	// ErrRange: a rating outside the declared range, or not an integer in
+	// a format whose ratings are integers.
+	ErrRange = errors.New("rating out of range")
+	// ErrDuplicate: a (user, item) pair rated twice when duplicates are not
+	// allowed.
+	ErrDuplicate = errors.New("duplicate rating")
+	// ErrNoRatings: the input holds no rating to keep — an empty file, a
+	// header alone, or only dropped lines.
+	ErrNoRatings = errors.New("no ratings")
+)
+
+// ParseError is the error the loaders return for bad input. File is the
+// name given to Read (the path for Load); Line is the 1-based line number
+// of the offending line, or 0 when the error concerns the whole input (an
+// empty file). Err is the cause; it wraps one of ErrSyntax, ErrRange,
+// ErrDuplicate or ErrNoRatings, and for a CSV quoting error also the
+// *csv.ParseError.
+type ParseError struct {
+	File string
+	Line int
+	Err  error
+}
+
+// Error returns "ratings: FILE:LINE: CAUSE", without ":LINE" when Line is 0.
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("ratings: %s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("ratings: %s: %v", e.File, e.Err)
+}
+
+// Unwrap returns e.Err.
+func (e *ParseError) Unwrap() error { return e.Err }

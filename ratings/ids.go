@@ -1,0 +1,57 @@
+package ratings
+
+import (
+	"fmt"
+	"math"
+)
+
+// IDs maps external identifiers (user or item IDs as written in a file:
+// strings; numeric IDs are strings that look like numbers, so "7" and "07"
+// differ) to dense indices 0, 1, …, Len()−1 and back. Loaders assign
+// indices in order of first appearance in the file. An IDs is immutable and
+// safe for concurrent reads.
+type IDs struct {
+	ids   []string
+	index map[string]int32
+}
+
+// NewIDs returns the mapping that gives ids[i] the index i. It returns an
+// error if an ID is repeated or there are more than math.MaxInt32 IDs. The
+// slice is copied.
+func NewIDs(ids []string) (*IDs, error) {
+	if len(ids) > math.MaxInt32 {
+		return nil, fmt.Errorf("ratings: %d IDs, more than %d", len(ids), math.MaxInt32)
+	}
+	x := &IDs{ids: make([]string, 0, len(ids)), index: make(map[string]int32, len(ids))}
+	for _, id := range ids {
+		if _, ok := x.index[id]; ok {
+			return nil, fmt.Errorf("ratings: duplicate ID %q", id)
+		}
+		x.add(id)
+	}
+	return x, nil
+}
+
+// newIDs returns an empty mapping for a loader to fill with add.
+func newIDs() *IDs { return &IDs{index: make(map[string]int32)} }
+
+// add appends id, which must not be present, and returns its index.
+func (x *IDs) add(id string) int32 {
+	i := int32(len(x.ids))
+	x.ids = append(x.ids, id)
+	x.index[id] = i
+	return i
+}
+
+// Index returns the dense index of id and whether id is known.
+func (x *IDs) Index(id string) (int, bool) {
+	i, ok := x.index[id]
+	return int(i), ok
+}
+
+// ID returns the external ID of index i. It panics if i is not in
+// [0, Len()), like a slice index.
+func (x *IDs) ID(i int) string { return x.ids[i] }
+
+// Len returns the number of IDs.
+func (x *IDs) Len() int { return len(x.ids) }

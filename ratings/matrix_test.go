@@ -1,0 +1,239 @@
+package ratings
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestNewSmall(t *testing.T) {
+	// 3 users × 4 items, given out of order.
+	in := []Triple{
+		{2, 3, 1.5}, {0, 2, 4}, {1, 0, 2}, {0, 0, 5}, {2, 0, 3}, {0, 3, 1},
+	}
+	m, err := New(3, 4, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyMatrix(m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Rows() != 3 || m.Cols() != 4 || m.Len() != 6 || m.Min() != 1 || m.Max() != 5 {
+		t.Fatalf("Rows, Cols, Len, Min, Max = %d, %d, %d, %v, %v", m.Rows(), m.Cols(), m.Len(), m.Min(), m.Max())
+	}
+	rowTests := []struct {
+		i      int
+		items  []int32
+		values []float64
+	}{
+		{0, []int32{0, 2, 3}, []float64{5, 4, 1}},
+		{1, []int32{0}, []float64{2}},
+		{2, []int32{0, 3}, []float64{3, 1.5}},
+	}
+	for _, tt := range rowTests {
+		items, values := m.Row(tt.i)
+		if !slices.Equal(items, tt.items) || !slices.Equal(values, tt.values) {
+			t.Errorf("Row(%d) = %v, %v; want %v, %v", tt.i, items, values, tt.items, tt.values)
+		}
+	}
+	colTests := []struct {
+		j      int
+		users  []int32
+		values []float64
+	}{
+		{0, []int32{0, 1, 2}, []float64{5, 2, 3}},
+		{1, []int32{}, []float64{}},
+		{2, []int32{0}, []float64{4}},
+		{3, []int32{0, 2}, []float64{1, 1.5}},
+	}
+	for _, tt := range colTests {
+		users, values := m.Col(tt.j)
+		if !slices.Equal(users, tt.users) || !slices.Equal(values, tt.values) {
+			t.Errorf("Col(%d) = %v, %v; want %v, %v", tt.j, users, values, tt.users, tt.values)
+		}
+	}
+	for _, tt := range []struct {
+		i, j int
+		v    float64
+		ok   bool
+	}{{0, 2, 4, true}, {0, 1, 0, false}, {2, 3, 1.5, true}, {-1, 0, 0, false}, {3, 0, 0, false}, {0, 4, 0, false}} {
+		if v, ok := m.Get(tt.i, tt.j); v != tt.v || ok != tt.ok {
+			t.Errorf("Get(%d, %d) = %v, %v; want %v, %v", tt.i, tt.j, v, ok, tt.v, tt.ok)
+		}
+	}
+	// Row and Col return capped subslices: appending must not clobber.
+	items, _ := m.Row(1)
+	_ = append(items, 99)
+	if items, _ := m.Row(2); items[0] != 0 {
+		t.Errorf("append to Row(1) changed Row(2): %v", items)
+	}
+	// The input is not modified.
+	if in[0] != (Triple{2, 3, 1.5}) {
+		t.Errorf("New modified its input: %v", in)
+	}
+}
+
+func TestNewEmpty(t *testing.T) {
+	for _, sz := range [][2]int{{0, 0}, {3, 0}, {0, 3}, {2, 5}} {
+		m, err := New(sz[0], sz[1], nil)
+		if err != nil {
+			t.Fatalf("New(%d, %d, nil): %v", sz[0], sz[1], err)
+		}
+		if err := verifyMatrix(m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Len() != 0 || m.Min() != 0 || m.Max() != 0 {
+			t.Errorf("empty matrix: Len %d Min %v Max %v", m.Len(), m.Min(), m.Max())
+		}
+	}
+}
+
+func TestNewRejects(t *testing.T) {
+	tests := []struct {
+		name    string
+		m, n    int
+		triples []Triple
+	}{
+		{"negative rows", -1, 2, nil},
+		{"too many cols", 1, math.MaxInt32 + 1, nil},
+		{"user too big", 2, 2, []Triple{{2, 0, 1}}},
+		{"negative user", 2, 2, []Triple{{-1, 0, 1}}},
+		{"item too big", 2, 2, []Triple{{0, 2, 1}}},
+		{"NaN", 2, 2, []Triple{{0, 0, math.NaN()}}},
+		{"+Inf", 2, 2, []Triple{{0, 0, math.Inf(1)}}},
+		{"-Inf", 2, 2, []Triple{{0, 0, math.Inf(-1)}}},
+		{"duplicate", 2, 2, []Triple{{0, 0, 1}, {1, 1, 1}, {0, 0, 1}}},
+	}
+	for _, tt := range tests {
+		if _, err := New(tt.m, tt.n, tt.triples); err == nil {
+			t.Errorf("%s: New succeeded", tt.name)
+		}
+	}
+	if _, _, err := Build(1, 1, nil, Duplicates(7)); err == nil {
+		t.Error("Build with an unknown policy succeeded")
+	}
+}
+
+func TestDuplicates(t *testing.T) {
+	in := []Triple{{1, 1, 2}, {0, 0, 1}, {1, 1, 3}, {0, 1, 5}, {1, 1, 5}, {0, 0, 2}}
+	_, err := New(2, 2, in)
+	var de *DuplicateError
+	if !errors.As(err, &de) || !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("New: err = %v, want a *DuplicateError", err)
+	}
+	// (0, 0) sorts before (1, 1); its first two positions are 1 and 5.
+	if *de != (DuplicateError{User: 0, Item: 0, First: 1, Second: 5}) {
+		t.Errorf("DuplicateError = %+v", *de)
+	}
+
+	m, averaged, err := Build(2, 2, in, DuplicatesAverage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyMatrix(m); err != nil {
+		t.Fatal(err)
+	}
+	want := []Triple{{0, 0, 1.5}, {0, 1, 5}, {1, 1, 10.0 / 3}}
+	if got := m.Triples(); !slices.Equal(got, want) || averaged != 2 {
+		t.Errorf("averaged: %v, %d pairs; want %v, 2", got, averaged, want)
+	}
+
+	// Huge values: the sum overflows, the mean does not.
+	big := math.MaxFloat64
+	m, _, err = Build(1, 1, []Triple{{0, 0, big}, {0, 0, big}}, DuplicatesAverage)
+	if err != nil || m.Max() != big {
+		t.Errorf("mean of two MaxFloat64: %v, %v", m.Max(), err)
+	}
+}
+
+func TestDuplicatesString(t *testing.T) {
+	for _, d := range []Duplicates{DuplicatesDefault, DuplicatesError, DuplicatesAverage} {
+		got, err := ParseDuplicates(d.String())
+		if err != nil || got != d {
+			t.Errorf("ParseDuplicates(%q) = %v, %v", d.String(), got, err)
+		}
+	}
+	if _, err := ParseDuplicates("sum"); err == nil {
+		t.Error(`ParseDuplicates("sum") succeeded`)
+	}
+}
+
+func TestBuildRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 50 {
+		m, n := r.IntN(20), r.IntN(20)
+		var in []Triple
+		if m > 0 && n > 0 {
+			for range r.IntN(200) {
+				in = append(in, Triple{int32(r.IntN(m)), int32(r.IntN(n)), float64(r.IntN(9)) / 2})
+			}
+		}
+		mat, averaged, err := Build(m, n, in, DuplicatesAverage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := verifyMatrix(mat); err != nil {
+			t.Fatal(err)
+		}
+		// Compare with a map-based reference.
+		type key struct{ u, i int32 }
+		sum, cnt := map[key]float64{}, map[key]int{}
+		for _, tr := range in {
+			sum[key{tr.User, tr.Item}] += tr.Value
+			cnt[key{tr.User, tr.Item}]++
+		}
+		wantAveraged := 0
+		for _, c := range cnt {
+			if c > 1 {
+				wantAveraged++
+			}
+		}
+		if mat.Len() != len(cnt) || averaged != wantAveraged {
+			t.Fatalf("Len %d averaged %d; want %d, %d", mat.Len(), averaged, len(cnt), wantAveraged)
+		}
+		for tr := range mat.All() {
+			k := key{tr.User, tr.Item}
+			if want := sum[k] / float64(cnt[k]); math.Abs(tr.Value-want) > 1e-12 {
+				t.Fatalf("%v: want %v", tr, want)
+			}
+		}
+	}
+}
+
+func TestAllStops(t *testing.T) {
+	m, err := New(2, 2, []Triple{{0, 0, 1}, {0, 1, 2}, {1, 0, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range m.All() {
+		n++
+		if n == 2 {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("break after 2 gave %d", n)
+	}
+}
+
+func TestIDs(t *testing.T) {
+	x, err := NewIDs([]string{"b", "a", "10"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x.Len() != 3 || x.ID(0) != "b" || x.ID(2) != "10" {
+		t.Errorf("IDs: Len %d, %q, %q", x.Len(), x.ID(0), x.ID(2))
+	}
+	if i, ok := x.Index("a"); !ok || i != 1 {
+		t.Errorf("Index(a) = %d, %v", i, ok)
+	}
+	if _, ok := x.Index("010"); ok {
+		t.Error(`Index("010") found; IDs are strings`)
+	}
+	if _, err := NewIDs([]string{"a", "a"}); err == nil {
+		t.Error("NewIDs with a repeat succeeded")
+	}
+}

@@ -1,0 +1,5 @@
+package solver
+
+import "io/fs"
+
+var fsNotExist = fs.ErrNotExist

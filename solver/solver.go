@@ -1,0 +1,352 @@
+package solver
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/internal/dense"
+	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/rng"
+)
+
+// Algorithm selects the item update: ALS or IRLS.
+type Algorithm int
+
+const (
+	// ALS solves each item by noisy ridge least squares (Algorithm 1).
+	ALS Algorithm = iota
+	// IRLS solves each item by K iterations of noisy Huber-weighted ridge
+	// least squares (Algorithms 2 and 3).
+	IRLS
+)
+
+// String returns "als" or "irls".
+func (a Algorithm) String() string {
+	switch a {
+	case ALS:
+		return "als"
+	case IRLS:
+		return "irls"
+	}
+	return fmt.Sprintf("Algorithm(%d)", int(a))
+}
+
+// ParseAlgorithm parses "als" or "irls".
+func ParseAlgorithm(s string) (Algorithm, error) {
+	switch s {
+	case "als":
+		return ALS, nil
+	case "irls":
+		return IRLS, nil
+	}
+	return 0, fmt.Errorf("algorithm %q: want als or irls", s)
+}
+
+// Init selects how R-IRLS starts each item solve.
+type Init int
+
+const (
+	// InitWarm starts from the item's current factor, so the first
+	// weights reflect the model rather than a random guess.
+	InitWarm Init = iota
+	// InitPaper draws θ ~ N(0, I) at every call, as Algorithm 3 says.
+	InitPaper
+)
+
+// String returns "warm" or "paper".
+func (i Init) String() string {
+	switch i {
+	case InitWarm:
+		return "warm"
+	case InitPaper:
+		return "paper"
+	}
+	return fmt.Sprintf("Init(%d)", int(i))
+}
+
+// ParseInit parses "warm" or "paper".
+func ParseInit(s string) (Init, error) {
+	switch s {
+	case "warm":
+		return InitWarm, nil
+	case "paper":
+		return InitPaper, nil
+	}
+	return 0, fmt.Errorf("init %q: want paper or warm", s)
+}
+
+// Options configure Train. Rank, Iters and, for IRLS, IRLSIters and
+// Threshold must be set; the zero value of the rest is a sensible default.
+type Options struct {
+	Algorithm Algorithm
+	// Rank is r, the number of latent factors (≥ 1).
+	Rank int
+	// Lambda is the ridge penalty λ ≥ 0 of every row solve, not scaled by
+	// the row's number of ratings (as in the paper).
+	Lambda float64
+	// Iters is T, the number of outer (user, then item) sweeps (≥ 1).
+	Iters int
+	// IRLSIters is K, the inner iterations of each R-IRLS item solve
+	// (≥ 1; IRLS only). K = 2 is the paper's IRLS-2.
+	IRLSIters int
+	// Threshold is the Huber threshold c of the IRLS weights ψ_c(r)/r, in
+	// rating units (> 0; IRLS only).
+	Threshold float64
+	// Init is how R-IRLS starts each item solve (IRLS only).
+	Init Init
+	// Noise is added to the right-hand side of every item solve: once per
+	// item per sweep for ALS, once per inner iteration for IRLS. Nil
+	// trains without noise, the non-private baseline.
+	Noise mechanism.Mechanism
+	// Seed, when Seeded, makes initialization and noise reproducible
+	// (and therefore not private). Otherwise both come from crypto/rand.
+	Seed   uint64
+	Seeded bool
+	// Workers is the number of goroutines solving rows; ≤ 0 means
+	// runtime.GOMAXPROCS(0). With a seed the result does not depend on it.
+	Workers int
+	// Progress, if not nil, is called after each sweep with the number of
+	// sweeps done and Iters.
+	Progress func(done, total int)
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.Algorithm != ALS && o.Algorithm != IRLS:
+		return fmt.Errorf("solver: unknown algorithm %d", int(o.Algorithm))
+	case o.Rank < 1:
+		return fmt.Errorf("solver: rank = %d, want ≥ 1", o.Rank)
+	case math.IsNaN(o.Lambda) || math.IsInf(o.Lambda, 0) || o.Lambda < 0:
+		return fmt.Errorf("solver: lambda = %v, want a finite number ≥ 0", o.Lambda)
+	case o.Iters < 1:
+		return fmt.Errorf("solver: iters = %d, want ≥ 1", o.Iters)
+	}
+	if o.Algorithm == IRLS {
+		switch {
+		case o.IRLSIters < 1:
+			return fmt.Errorf("solver: irls iters = %d, want ≥ 1", o.IRLSIters)
+		case math.IsNaN(o.Threshold) || math.IsInf(o.Threshold, 0) || o.Threshold <= 0:
+			return fmt.Errorf("solver: irls threshold = %v, want a finite number > 0", o.Threshold)
+		case o.Init != InitWarm && o.Init != InitPaper:
+			return fmt.Errorf("solver: unknown init %d", int(o.Init))
+		}
+	}
+	return nil
+}
+
+// Phases of a sweep, part of each row's stream identity.
+const (
+	phaseInit = iota
+	phaseItems
+)
+
+// streamID identifies the random stream of one row in one phase of one
+// sweep. Rows are below 2³², sweeps below 2³⁰.
+func streamID(sweep, phase int, row int) uint64 {
+	return uint64(sweep)<<34 | uint64(phase)<<32 | uint64(row)
+}
+
+// Train factorizes x with the options' solver. It returns an error if the
+// options are invalid, if a row's normal equations are not positive definite
+// (possible only with Lambda = 0), if the factors stop being finite (noise
+// too large for float64), or if ctx is cancelled. Train does not modify x.
+func Train(ctx context.Context, x *ratings.Matrix, opts Options) (*Model, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	r := opts.Rank
+	t := &trainer{
+		x:     x,
+		opts:  &opts,
+		model: &Model{Users: x.Rows(), Items: x.Cols(), Rank: r, U: make([]float64, x.Rows()*r), V: make([]float64, x.Cols()*r)},
+	}
+	// V starts with N(0, 1) entries; U is computed from it first.
+	err := t.parallel(ctx, x.Cols(), func(w *worker, j int) error {
+		rnd := w.rand(0, phaseInit, j)
+		for k := range t.model.ItemFactor(j) {
+			t.model.V[j*r+k] = rnd.NormFloat64()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for sweep := 1; sweep <= opts.Iters; sweep++ {
+		if err := t.parallel(ctx, x.Rows(), func(w *worker, i int) error { return t.user(w, sweep, i) }); err != nil {
+			return nil, err
+		}
+		item := t.itemALS
+		if opts.Algorithm == IRLS {
+			item = t.itemIRLS
+		}
+		if err := t.parallel(ctx, x.Cols(), func(w *worker, j int) error { return item(w, sweep, j) }); err != nil {
+			return nil, err
+		}
+		if opts.Progress != nil {
+			opts.Progress(sweep, opts.Iters)
+		}
+	}
+	return t.model, nil
+}
+
+type trainer struct {
+	x     *ratings.Matrix
+	opts  *Options
+	model *Model
+}
+
+// worker holds one goroutine's scratch space; nothing in a row solve
+// allocates.
+type worker struct {
+	seed             uint64
+	seeded           bool
+	streams          *rng.Reseeder
+	crypto           *rand.Rand
+	gram, rhs, theta []float64
+}
+
+// rand returns the generator for one row in one phase of one sweep.
+func (w *worker) rand(sweep, phase, row int) *rand.Rand {
+	if w.seeded {
+		return w.streams.Stream(w.seed, streamID(sweep, phase, row))
+	}
+	return w.crypto
+}
+
+// parallel calls fn for every row in [0, n) on the trainer's workers and
+// returns the first error.
+func (t *trainer) parallel(ctx context.Context, n int, fn func(w *worker, row int) error) error {
+	const chunk = 8
+	var (
+		next     atomic.Int64
+		firstErr error
+		once     sync.Once
+		failed   atomic.Bool
+		wg       sync.WaitGroup
+	)
+	r := t.opts.Rank
+	for range t.opts.Workers {
+		w := &worker{seed: t.opts.Seed, seeded: t.opts.Seeded,
+			gram: make([]float64, r*r), rhs: make([]float64, r), theta: make([]float64, r)}
+		if w.seeded {
+			w.streams = rng.NewReseeder()
+		} else {
+			w.crypto = rng.Crypto()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !failed.Load() {
+				start := int(next.Add(chunk)) - chunk
+				if start >= n {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					once.Do(func() { firstErr = fmt.Errorf("solver: %w", err) })
+					failed.Store(true)
+					return
+				}
+				for row := start; row < min(start+chunk, n); row++ {
+					if err := fn(w, row); err != nil {
+						once.Do(func() { firstErr = err })
+						failed.Store(true)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// user solves user i's ridge least squares from V, without noise.
+func (t *trainer) user(w *worker, sweep, i int) error {
+	r := t.opts.Rank
+	items, vals := t.x.Row(i)
+	dense.SetRidge(w.gram, r, t.opts.Lambda)
+	clear(w.rhs)
+	for k, j := range items {
+		v := t.model.V[int(j)*r : int(j)*r+r]
+		dense.AddOuter(w.gram, r, 1, v)
+		dense.Axpy(w.rhs, vals[k], v)
+	}
+	return t.solve(w, sweep, "user", i, t.model.U[i*r:i*r+r])
+}
+
+// itemALS solves item j's noisy ridge least squares from U (Algorithm 1).
+func (t *trainer) itemALS(w *worker, sweep, j int) error {
+	r := t.opts.Rank
+	users, vals := t.x.Col(j)
+	dense.SetRidge(w.gram, r, t.opts.Lambda)
+	clear(w.rhs)
+	for k, i := range users {
+		u := t.model.U[int(i)*r : int(i)*r+r]
+		dense.AddOuter(w.gram, r, 1, u)
+		dense.Axpy(w.rhs, vals[k], u)
+	}
+	if t.opts.Noise != nil {
+		mechanism.AddNoise(t.opts.Noise, w.rhs, w.rand(sweep, phaseItems, j))
+	}
+	return t.solve(w, sweep, "item", j, t.model.V[j*r:j*r+r])
+}
+
+// itemIRLS solves item j by R-IRLS (Algorithm 3): K inner iterations of
+// Huber-weighted ridge least squares, with fresh noise on AᵀWy in each.
+func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
+	r := t.opts.Rank
+	users, vals := t.x.Col(j)
+	rnd := w.rand(sweep, phaseItems, j)
+	v := t.model.V[j*r : j*r+r]
+	if t.opts.Init == InitPaper {
+		for k := range w.theta {
+			w.theta[k] = rnd.NormFloat64()
+		}
+	} else {
+		copy(w.theta, v)
+	}
+	c := t.opts.Threshold
+	for range t.opts.IRLSIters {
+		dense.SetRidge(w.gram, r, t.opts.Lambda)
+		clear(w.rhs)
+		for k, i := range users {
+			u := t.model.U[int(i)*r : int(i)*r+r]
+			y := vals[k]
+			wt := huber.Weight(c, y-dense.Dot(u, w.theta))
+			dense.AddOuter(w.gram, r, wt, u)
+			dense.Axpy(w.rhs, wt*y, u)
+		}
+		if t.opts.Noise != nil {
+			mechanism.AddNoise(t.opts.Noise, w.rhs, rnd)
+		}
+		if err := t.solve(w, sweep, "item", j, w.theta); err != nil {
+			return err
+		}
+	}
+	copy(v, w.theta)
+	return nil
+}
+
+// solve solves gram·x = rhs into dst, with errors that name the row.
+func (t *trainer) solve(w *worker, sweep int, kind string, row int, dst []float64) error {
+	if err := dense.CholeskySolve(w.gram, t.opts.Rank, w.rhs); err != nil {
+		return fmt.Errorf("solver: sweep %d, %s %d: normal equations: %w (lambda = %g)", sweep, kind, row, err, t.opts.Lambda)
+	}
+	for _, v := range w.rhs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("solver: sweep %d, %s %d: factor is not finite (noise too large?)", sweep, kind, row)
+		}
+	}
+	copy(dst, w.rhs)
+	return nil
+}

@@ -35,7 +35,8 @@ type Clip struct {
 	On       bool
 }
 
-func (c Clip) apply(v float64) float64 {
+// Apply returns v clipped to [Min, Max] if On, else v.
+func (c Clip) Apply(v float64) float64 {
 	if !c.On {
 		return v
 	}
@@ -52,7 +53,7 @@ func (m *Model) Errors(x *ratings.Matrix, clip Clip) (rmse, mae float64) {
 	for i := range x.Rows() {
 		items, vals := x.Row(i)
 		for k, j := range items {
-			d := clip.apply(m.Predict(i, int(j))) - vals[k]
+			d := clip.Apply(m.Predict(i, int(j))) - vals[k]
 			se += d * d
 			ae += math.Abs(d)
 			n++

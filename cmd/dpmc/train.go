@@ -299,7 +299,7 @@ type privacyReport struct {
 	Unit              string   `json:"unit"`
 	Mechanism         string   `json:"mechanism"`
 	Guarantee         string   `json:"guarantee"`
-	AssumedSensitivty float64  `json:"assumed_sensitivity"`
+	AssumedSensitivity float64  `json:"assumed_sensitivity"`
 	PerReleaseEpsilon *float64 `json:"per_release_epsilon"`
 	PerReleaseDelta   float64  `json:"per_release_delta"`
 	ReleasesPerItem   int      `json:"releases_per_item"`
@@ -377,7 +377,7 @@ func privacyOf(noise mechanism.Mechanism, o *solver.Options, d *trainData) *priv
 	sens := math.Max(math.Abs(d.min), math.Abs(d.max))
 	const delta = 1e-5
 	p := &privacyReport{
-		Unit: "rating", Mechanism: noise.String(), Guarantee: "none", AssumedSensitivty: sens,
+		Unit: "rating", Mechanism: noise.String(), Guarantee: "none", AssumedSensitivity: sens,
 		ReleasesPerItem: o.Iters, CoversGram: false,
 	}
 	if o.Algorithm == solver.IRLS {
@@ -404,13 +404,7 @@ type clippedModel struct {
 	clip solver.Clip
 }
 
-func (c clippedModel) Predict(i, j int) float64 {
-	v := c.m.Predict(i, j)
-	if c.clip.On {
-		v = math.Min(math.Max(v, c.clip.Min), c.clip.Max)
-	}
-	return v
-}
+func (c clippedModel) Predict(i, j int) float64 { return c.clip.Apply(c.m.Predict(i, j)) }
 
 func fmtOpt(v *float64) string {
 	if v == nil {
@@ -438,7 +432,7 @@ func writeTrainSummary(w io.Writer, r *trainResult, d *trainData, o *solver.Opti
 				per += fmt.Sprintf(", δ = %g", p.PerReleaseDelta)
 			}
 		}
-		fmt.Fprintf(w, "privacy:    NONE proved for the model. Paper's per-release figure: %s at assumed Δ = %g;\n", per, p.AssumedSensitivty)
+		fmt.Fprintf(w, "privacy:    NONE proved for the model. Paper's per-release figure: %s at assumed Δ = %g;\n", per, p.AssumedSensitivity)
 		fmt.Fprintf(w, "            not composed over the %d additions per item, Gram matrix un-noised, sensitivity not enforced\n", p.ReleasesPerItem)
 	}
 	clip := ""

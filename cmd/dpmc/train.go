@@ -296,16 +296,16 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 
 // privacyReport states what a training run does and does not guarantee.
 type privacyReport struct {
-	Unit              string   `json:"unit"`
-	Mechanism         string   `json:"mechanism"`
-	Guarantee         string   `json:"guarantee"`
+	Unit               string   `json:"unit"`
+	Mechanism          string   `json:"mechanism"`
+	Guarantee          string   `json:"guarantee"`
 	AssumedSensitivity float64  `json:"assumed_sensitivity"`
-	PerReleaseEpsilon *float64 `json:"per_release_epsilon"`
-	PerReleaseDelta   float64  `json:"per_release_delta"`
-	ReleasesPerItem   int      `json:"releases_per_item"`
-	TotalEpsilon      *float64 `json:"total_epsilon"`
-	CoversGram        bool     `json:"covers_gram"`
-	Notes             []string `json:"notes"`
+	PerReleaseEpsilon  *float64 `json:"per_release_epsilon"`
+	PerReleaseDelta    float64  `json:"per_release_delta"`
+	ReleasesPerItem    int      `json:"releases_per_item"`
+	TotalEpsilon       *float64 `json:"total_epsilon"`
+	CoversGram         bool     `json:"covers_gram"`
+	Notes              []string `json:"notes"`
 }
 
 // trainResult is the JSON output of train.

@@ -6,11 +6,14 @@ import (
 	"github.com/dpmc/dpmc/ratings"
 )
 
-// Model is a factorization X ≈ U Vᵀ. U holds one row of Rank factors per
-// user and V one per item, row-major and contiguous.
+// Model is a factorization X ≈ Offset + U Vᵀ. U holds one row of Rank
+// factors per user and V one per item, row-major and contiguous.
 type Model struct {
 	Users, Items, Rank int
 	U, V               []float64
+	// Offset is added to every prediction, in rating units: the rating
+	// centre (UserLevel.Center) of a user-level model, 0 otherwise.
+	Offset float64
 }
 
 // UserFactor returns user i's factor row; it aliases the model.
@@ -19,14 +22,14 @@ func (m *Model) UserFactor(i int) []float64 { return m.U[i*m.Rank : (i+1)*m.Rank
 // ItemFactor returns item j's factor row; it aliases the model.
 func (m *Model) ItemFactor(j int) []float64 { return m.V[j*m.Rank : (j+1)*m.Rank] }
 
-// Predict returns the predicted rating u_iᵀ v_j.
+// Predict returns the predicted rating Offset + u_iᵀ v_j.
 func (m *Model) Predict(i, j int) float64 {
 	u, v := m.UserFactor(i), m.ItemFactor(j)
 	var s float64
 	for k := range u {
 		s += u[k] * v[k]
 	}
-	return s
+	return s + m.Offset
 }
 
 // Clip bounds predictions to a rating range; the zero Clip does nothing.

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/dense"
 	"github.com/dpmc/dpmc/mechanism"
 	"github.com/dpmc/dpmc/ratings"
@@ -103,8 +104,15 @@ type Options struct {
 	Init Init
 	// Noise is added to the right-hand side of every item solve: once per
 	// item per sweep for ALS, once per inner iteration for IRLS. Nil
-	// trains without noise, the non-private baseline.
+	// trains without noise, the non-private baseline. In user-level mode
+	// (UserLevel not nil) the same mechanism also noises the item Gram
+	// matrices; nil is then a noiseless baseline with the same clipping,
+	// centring and contribution cap.
 	Noise mechanism.Mechanism
+	// UserLevel, if not nil, trains in user-level DP mode (see UserLevel
+	// and the package documentation); it requires Lambda > 0. Nil keeps
+	// the paper's algorithms exactly.
+	UserLevel *UserLevel
 	// Seed, when Seeded, makes initialization and noise reproducible
 	// (and therefore not private). Otherwise both come from crypto/rand.
 	Seed   uint64
@@ -138,6 +146,14 @@ func (o *Options) validate() error {
 			return fmt.Errorf("solver: unknown init %d", int(o.Init))
 		}
 	}
+	if o.UserLevel != nil {
+		if err := o.UserLevel.validate(); err != nil {
+			return err
+		}
+		if o.Lambda <= 0 {
+			return fmt.Errorf("solver: %w: lambda = %v, want > 0 in user-level mode (it floors the eigenvalues of the noisy Gram matrices)", check.ErrParam, o.Lambda)
+		}
+	}
 	return nil
 }
 
@@ -145,6 +161,7 @@ func (o *Options) validate() error {
 const (
 	phaseInit = iota
 	phaseItems
+	phaseSelect // user-level contribution selection, sweep 0
 )
 
 // streamID identifies the random stream of one row in one phase of one
@@ -155,8 +172,10 @@ func streamID(sweep, phase int, row int) uint64 {
 
 // Train factorizes x with the options' solver. It returns an error if the
 // options are invalid, if a row's normal equations are not positive definite
-// (possible only with Lambda = 0), if the factors stop being finite (noise
-// too large for float64), or if ctx is cancelled. Train does not modify x.
+// (possible only with Lambda = 0, or in user-level mode when noise swamps
+// float64 precision), if the factors or a noisy Gram matrix stop being
+// finite (noise too large for float64), or if ctx is cancelled. Train does
+// not modify x.
 func Train(ctx context.Context, x *ratings.Matrix, opts Options) (*Model, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -164,30 +183,26 @@ func Train(ctx context.Context, x *ratings.Matrix, opts Options) (*Model, error)
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	r := opts.Rank
-	t := &trainer{
-		x:     x,
-		opts:  &opts,
-		model: &Model{Users: x.Rows(), Items: x.Cols(), Rank: r, U: make([]float64, x.Rows()*r), V: make([]float64, x.Cols()*r)},
+	if opts.UserLevel != nil {
+		ul := *opts.UserLevel // the caller's may change while we train
+		opts.UserLevel = &ul
 	}
-	// V starts with N(0, 1) entries; U is computed from it first.
-	err := t.parallel(ctx, x.Cols(), func(w *worker, j int) error {
-		rnd := w.rand(0, phaseInit, j)
-		for k := range t.model.ItemFactor(j) {
-			t.model.V[j*r+k] = rnd.NormFloat64()
-		}
-		return nil
-	})
-	if err != nil {
+	t := newTrainer(x, &opts)
+	if err := t.initItems(ctx); err != nil {
 		return nil, err
+	}
+	item := t.itemALS
+	switch {
+	case opts.UserLevel != nil && opts.Algorithm == IRLS:
+		item = t.itemUserIRLS
+	case opts.UserLevel != nil:
+		item = t.itemUserALS
+	case opts.Algorithm == IRLS:
+		item = t.itemIRLS
 	}
 	for sweep := 1; sweep <= opts.Iters; sweep++ {
 		if err := t.parallel(ctx, x.Rows(), func(w *worker, i int) error { return t.user(w, sweep, i) }); err != nil {
 			return nil, err
-		}
-		item := t.itemALS
-		if opts.Algorithm == IRLS {
-			item = t.itemIRLS
 		}
 		if err := t.parallel(ctx, x.Cols(), func(w *worker, j int) error { return item(w, sweep, j) }); err != nil {
 			return nil, err
@@ -203,6 +218,39 @@ type trainer struct {
 	x     *ratings.Matrix
 	opts  *Options
 	model *Model
+	// User-level mode only: the ratings that enter item updates, and the
+	// user factors clipped to norm ≤ ClipNorm, as item updates see them.
+	contrib *contributions
+	clipped []float64
+}
+
+// newTrainer returns the trainer of x with valid options opts, its model's
+// factors zero. In user-level mode it selects the contributions.
+func newTrainer(x *ratings.Matrix, opts *Options) *trainer {
+	r := opts.Rank
+	t := &trainer{
+		x:     x,
+		opts:  opts,
+		model: &Model{Users: x.Rows(), Items: x.Cols(), Rank: r, U: make([]float64, x.Rows()*r), V: make([]float64, x.Cols()*r)},
+	}
+	if ul := opts.UserLevel; ul != nil {
+		t.model.Offset = ul.Center
+		t.contrib = selectContributions(x, ul, opts.Seed, opts.Seeded)
+		t.clipped = make([]float64, x.Rows()*r)
+	}
+	return t
+}
+
+// initItems fills V with N(0, 1) entries; U is computed from it first.
+func (t *trainer) initItems(ctx context.Context) error {
+	r := t.opts.Rank
+	return t.parallel(ctx, t.x.Cols(), func(w *worker, j int) error {
+		rnd := w.rand(0, phaseInit, j)
+		for k := range t.model.ItemFactor(j) {
+			t.model.V[j*r+k] = rnd.NormFloat64()
+		}
+		return nil
+	})
 }
 
 // worker holds one goroutine's scratch space; nothing in a row solve
@@ -213,6 +261,7 @@ type worker struct {
 	streams          *rng.Reseeder
 	crypto           *rand.Rand
 	gram, rhs, theta []float64
+	psd              *psd // user-level mode only
 }
 
 // rand returns the generator for one row in one phase of one sweep.
@@ -238,6 +287,9 @@ func (t *trainer) parallel(ctx context.Context, n int, fn func(w *worker, row in
 	for range t.opts.Workers {
 		w := &worker{seed: t.opts.Seed, seeded: t.opts.Seeded,
 			gram: make([]float64, r*r), rhs: make([]float64, r), theta: make([]float64, r)}
+		if t.opts.UserLevel != nil {
+			w.psd = newPSD(r)
+		}
 		if w.seeded {
 			w.streams = rng.NewReseeder()
 		} else {
@@ -270,18 +322,28 @@ func (t *trainer) parallel(ctx context.Context, n int, fn func(w *worker, row in
 	return firstErr
 }
 
-// user solves user i's ridge least squares from V, without noise.
+// user solves user i's ridge least squares from V, without noise, on all
+// of the user's ratings less the model's offset (0 except in user-level
+// mode, where it then also stores the clipped factor for item updates).
 func (t *trainer) user(w *worker, sweep, i int) error {
 	r := t.opts.Rank
 	items, vals := t.x.Row(i)
+	off := t.model.Offset
 	dense.SetRidge(w.gram, r, t.opts.Lambda)
 	clear(w.rhs)
 	for k, j := range items {
 		v := t.model.V[int(j)*r : int(j)*r+r]
 		dense.AddOuter(w.gram, r, 1, v)
-		dense.Axpy(w.rhs, vals[k], v)
+		dense.Axpy(w.rhs, vals[k]-off, v)
 	}
-	return t.solve(w, sweep, "user", i, t.model.U[i*r:i*r+r])
+	u := t.model.U[i*r : i*r+r]
+	if err := t.solve(w, sweep, "user", i, u); err != nil {
+		return err
+	}
+	if t.clipped != nil {
+		clipFactor(t.clipped[i*r:i*r+r], u, t.opts.UserLevel.ClipNorm)
+	}
+	return nil
 }
 
 // itemALS solves item j's noisy ridge least squares from U (Algorithm 1).
@@ -301,6 +363,18 @@ func (t *trainer) itemALS(w *worker, sweep, j int) error {
 	return t.solve(w, sweep, "item", j, t.model.V[j*r:j*r+r])
 }
 
+// startTheta sets the R-IRLS start θ: N(0, I) draws from rnd
+// (InitPaper) or the item's current factor v.
+func (t *trainer) startTheta(w *worker, rnd *rand.Rand, v []float64) {
+	if t.opts.Init == InitPaper {
+		for k := range w.theta {
+			w.theta[k] = rnd.NormFloat64()
+		}
+		return
+	}
+	copy(w.theta, v)
+}
+
 // itemIRLS solves item j by R-IRLS (Algorithm 3): K inner iterations of
 // Huber-weighted ridge least squares, with fresh noise on AᵀWy in each.
 func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
@@ -308,13 +382,7 @@ func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
 	users, vals := t.x.Col(j)
 	rnd := w.rand(sweep, phaseItems, j)
 	v := t.model.V[j*r : j*r+r]
-	if t.opts.Init == InitPaper {
-		for k := range w.theta {
-			w.theta[k] = rnd.NormFloat64()
-		}
-	} else {
-		copy(w.theta, v)
-	}
+	t.startTheta(w, rnd, v)
 	c := t.opts.Threshold
 	for range t.opts.IRLSIters {
 		dense.SetRidge(w.gram, r, t.opts.Lambda)

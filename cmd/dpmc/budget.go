@@ -38,7 +38,7 @@ Gaussian column matches √(2 log₁₀(1.25/δ))·Δ/σ, which understates ε b
 √(ln 10) ≈ 1.52; that reading is shown too.
 
 These are per-release figures. A solver that adds noise many times composes
-them; see the accounting in later releases of dpmc.`,
+them; dpmc account composes them under every accountant.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			render, ok := budgetFormats[format]

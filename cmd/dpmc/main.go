@@ -4,8 +4,12 @@
 //
 // Usage:
 //
-//	dpmc budget   print the paper's Table 1 (privacy budget at equal noise variance)
-//	dpmc sample   write noise samples of a mechanism, one per line
+//	dpmc train      complete a ratings matrix (paper mode, or user-level DP with --privacy user)
+//	dpmc budget     print the paper's Table 1 (privacy budget at equal noise variance)
+//	dpmc account    compose K releases of a mechanism under every accountant, or calibrate to a total
+//	dpmc audit      test a mechanism's or a training run's privacy claim empirically
+//	dpmc reproduce  rerun the paper's experiments; write results, plots and REPRODUCTION.md
+//	dpmc sample     write noise samples of a mechanism, one per line
 //
 // Run "dpmc help COMMAND" for every flag with its default and unit.
 package main

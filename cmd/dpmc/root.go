@@ -24,6 +24,6 @@ and therefore not private.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newTrainCmd(), newBudgetCmd(), newSampleCmd())
+	root.AddCommand(newTrainCmd(), newBudgetCmd(), newSampleCmd(), newAccountCmd(), newAuditCmd(), newReproduceCmd())
 	return root
 }

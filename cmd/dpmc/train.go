@@ -18,6 +18,7 @@ import (
 	"github.com/dpmc/dpmc/internal/atomicfile"
 	"github.com/dpmc/dpmc/internal/progress"
 	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/privacy"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/synthetic"
@@ -44,6 +45,10 @@ type trainFlags struct {
 	json                          bool
 	save                          string
 	force                         bool
+	privacy                       string
+	epsilon, delta                float64
+	maxUserRatings                int
+	clipNorm, center, bound       float64
 }
 
 func newTrainCmd() *cobra.Command {
@@ -64,10 +69,21 @@ update (ALS: once per item per sweep; IRLS: once per inner iteration). It is
 set by --variance (the paper's knob: Gaussian σ² = v, Laplace 2b² = v, Huber
 α from v at s = 1) or by explicit --alpha/--scale/--sigma.
 
-Privacy: the trained model carries NO proved differential-privacy guarantee.
-The paper's per-release ε (printed) covers one noise addition under an
-assumed sensitivity; the solver adds noise many times, leaves the Gram
-matrix UᵀWU un-noised and does not bound any user's contribution.
+Privacy (--privacy):
+  paper  the paper's algorithms exactly (the default, for reproduction). The
+         model carries NO proved guarantee: the per-release ε covers one
+         noise addition under an assumed sensitivity, the Gram matrix UᵀWU
+         is un-noised and no user's contribution is bounded. The report
+         composes the noisy releases anyway and says what is not covered.
+  user   user-level differential privacy of the released item factors V
+         (billboard model, Chien et al. 2021): ratings clipped to
+         --center ± --bound, at most --max-user-ratings per user enter item
+         updates, user factors clipped to --clip-norm, and BOTH the Gram
+         matrix and the right-hand side of every item update are noised.
+         With --epsilon (and --delta) the noise scale is calibrated so the
+         composed total over all releases meets (ε, δ) under the tightest
+         accountant; otherwise the noise flags set it and the report gives
+         the total it reaches. Seeded runs are never private.
 
 --init: IRLS starts each item solve from the item's current factor ("warm",
 the default: the first weights then reflect the model, not a random guess,
@@ -75,7 +91,8 @@ which matters most for small K such as IRLS-2) or from θ ~ N(0, I) as the
 paper's Algorithm 3 says ("paper").`,
 		Example: `  dpmc train
   dpmc train --data u1.base --test u1.test --algo als --mechanism gaussian --rank 32 --iters 20
-  dpmc train --data ratings-final.csv --test-fraction 0.2 --algo irls --irls-iters 2 --json`,
+  dpmc train --data ratings-final.csv --test-fraction 0.2 --algo irls --irls-iters 2 --json
+  dpmc train --data u1.base --test u1.test --privacy user --epsilon 5 --delta 1e-6 --mechanism gaussian --algo als --rank 8 --lambda 10 --iters 10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runTrain(cmd, &fl) },
 	}
@@ -104,6 +121,13 @@ paper's Algorithm 3 says ("paper").`,
 	f.BoolVar(&fl.json, "json", false, "print one JSON object instead of the summary")
 	f.StringVar(&fl.save, "save", "", "save the model (factors and IDs) as JSON to this file, atomically")
 	f.BoolVar(&fl.force, "force", false, "overwrite the --save file if it exists")
+	f.StringVar(&fl.privacy, "privacy", "paper", "privacy mode: paper (the paper's algorithms; no guarantee) or user (user-level DP of the item factors)")
+	f.Float64Var(&fl.epsilon, "epsilon", 0, "--privacy user: total user-level ε to calibrate the noise to (instead of --variance or explicit noise)")
+	f.Float64Var(&fl.delta, "delta", 1e-6, "total δ of the privacy report, and of the --epsilon target; a probability in (0, 1)")
+	f.IntVar(&fl.maxUserRatings, "max-user-ratings", 50, "--privacy user: ratings per user (sampled uniformly) that enter item updates, k")
+	f.Float64Var(&fl.clipNorm, "clip-norm", 1, "--privacy user: ℓ2 norm C every user factor is clipped to before it enters an item update")
+	f.Float64Var(&fl.center, "center", math.NaN(), "--privacy user: public rating centre c (default: middle of the data's declared rating range)")
+	f.Float64Var(&fl.bound, "bound", math.NaN(), "--privacy user: ratings enter item updates clipped to c ± B (default: half the declared rating range)")
 	return cmd
 }
 
@@ -242,9 +266,39 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if fl.force && fl.save == "" {
 		return fmt.Errorf("--force needs --save")
 	}
-	noise, err := trainNoise(cmd, fl)
-	if err != nil {
-		return err
+	changed := cmd.Flags().Changed
+	user := false
+	switch fl.privacy {
+	case "paper":
+		for _, name := range []string{"epsilon", "max-user-ratings", "clip-norm", "center", "bound"} {
+			if changed(name) {
+				return fmt.Errorf("--%s needs --privacy user", name)
+			}
+		}
+	case "user":
+		user = true
+		if fl.epsilon != 0 || changed("epsilon") {
+			if !(fl.epsilon > 0) || math.IsInf(fl.epsilon, 0) {
+				return fmt.Errorf("--epsilon = %v, want > 0", fl.epsilon)
+			}
+			if changed("variance") || changed("scale") || changed("sigma") {
+				return fmt.Errorf("--epsilon sets the noise scale: give it or --variance/--scale/--sigma, not both")
+			}
+			if fl.noise.name == calibrate.None {
+				return fmt.Errorf("--epsilon needs a mechanism, not --mechanism none")
+			}
+		}
+	default:
+		return fmt.Errorf("--privacy %q: want paper or user", fl.privacy)
+	}
+	if !(fl.delta > 0 && fl.delta < 1) {
+		return fmt.Errorf("--delta = %v, want in (0, 1)", fl.delta)
+	}
+	var noise mechanism.Mechanism
+	if !(user && fl.epsilon > 0) {
+		if noise, err = trainNoise(cmd, fl); err != nil {
+			return err
+		}
 	}
 	threshold := fl.threshold
 	if threshold == 0 {
@@ -258,9 +312,6 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		return err
 	}
 	_, seeded := fl.seed.rand(cmd)
-	if seeded && noise != nil {
-		fmt.Fprintln(stderr, seededWarning)
-	}
 	workers := fl.workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -270,6 +321,34 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		IRLSIters: fl.irlsIters, Threshold: threshold, Init: init, Noise: noise,
 		Seed: fl.seed.seed, Seeded: seeded, Workers: workers,
 	}
+	if user {
+		ul := &solver.UserLevel{Center: fl.center, Bound: fl.bound, MaxUserRatings: fl.maxUserRatings, ClipNorm: fl.clipNorm}
+		if math.IsNaN(ul.Center) {
+			ul.Center = (data.min + data.max) / 2
+		}
+		if math.IsNaN(ul.Bound) {
+			ul.Bound = (data.max - data.min) / 2
+		}
+		opts.UserLevel = ul
+		if fl.epsilon > 0 {
+			alpha := privacy.DefaultHuberAlpha
+			if changed("alpha") {
+				alpha = fl.noise.alpha
+			}
+			fmt.Fprintf(stderr, "dpmc: calibrating %s noise to total ε = %g, δ = %g over %d releases...\n", fl.noise.name, fl.epsilon, fl.delta, opts.Releases())
+			m, _, err := privacy.Calibrate(opts, fl.noise.name, alpha, fl.epsilon, fl.delta)
+			if err != nil {
+				return fmt.Errorf("--epsilon: %w", err)
+			}
+			opts.Noise, noise = m, m
+			if h, ok := m.(*huber.Mechanism); ok && fl.threshold == 0 {
+				opts.Threshold = h.Alpha()
+			}
+		}
+	}
+	if seeded && noise != nil {
+		fmt.Fprintln(stderr, seededWarning)
+	}
 	prog := progress.New(stderr, "sweep")
 	opts.Progress = prog.Update
 	start := time.Now()
@@ -278,8 +357,21 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		return err
 	}
 	secs := time.Since(start).Seconds()
+	// The report comes after training, which has validated the options.
+	var report *privacy.Report
+	switch {
+	case noise == nil:
+	case user:
+		report, err = privacy.User(opts, fl.delta)
+	default:
+		report, err = privacy.Paper(opts, math.Max(math.Abs(data.min), math.Abs(data.max)), maxRowLen(data.train), fl.delta)
+	}
+	if err != nil {
+		return err
+	}
 
 	res := newTrainResult(fl, &opts, data, model, noise, secs)
+	res.Privacy = report
 	if fl.save != "" {
 		if err := atomicfile.Write(fl.save, fl.force, func(w io.Writer) error { return saveModel(w, res, data, model) }); err != nil {
 			return fmt.Errorf("--save: %w", err)
@@ -294,47 +386,34 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	return writeTrainSummary(out, res, data, &opts)
 }
 
-// privacyReport states what a training run does and does not guarantee.
-type privacyReport struct {
-	Unit               string   `json:"unit"`
-	Mechanism          string   `json:"mechanism"`
-	Guarantee          string   `json:"guarantee"`
-	AssumedSensitivity float64  `json:"assumed_sensitivity"`
-	PerReleaseEpsilon  *float64 `json:"per_release_epsilon"`
-	PerReleaseDelta    float64  `json:"per_release_delta"`
-	ReleasesPerItem    int      `json:"releases_per_item"`
-	TotalEpsilon       *float64 `json:"total_epsilon"`
-	CoversGram         bool     `json:"covers_gram"`
-	Notes              []string `json:"notes"`
-}
-
 // trainResult is the JSON output of train.
 type trainResult struct {
-	Algo          string         `json:"algo"`
-	Mechanism     string         `json:"mechanism"`
-	Noise         string         `json:"noise"`
-	Variance      *float64       `json:"variance"`
-	Rank          int            `json:"rank"`
-	Lambda        float64        `json:"lambda"`
-	Iters         int            `json:"iters"`
-	IRLSIters     *int           `json:"irls_iters"`
-	IRLSThreshold *float64       `json:"irls_threshold"`
-	Init          *string        `json:"init"`
-	Users         int            `json:"users"`
-	Items         int            `json:"items"`
-	TrainRatings  int            `json:"train_ratings"`
-	TestRatings   int            `json:"test_ratings"`
-	TrainRMSE     float64        `json:"train_rmse"`
-	TestRMSE      *float64       `json:"test_rmse"`
-	TestMAE       *float64       `json:"test_mae"`
-	FullRMSE      *float64       `json:"full_rmse"`
-	Clipped       bool           `json:"clipped"`
-	Seconds       float64        `json:"seconds"`
-	Workers       int            `json:"workers"`
-	Seed          *uint64        `json:"seed"`
-	DataSeed      *uint64        `json:"data_seed,omitempty"`
-	Data          string         `json:"data"`
-	Privacy       *privacyReport `json:"privacy"`
+	Algo          string          `json:"algo"`
+	Mechanism     string          `json:"mechanism"`
+	Noise         string          `json:"noise"`
+	Variance      *float64        `json:"variance"`
+	Rank          int             `json:"rank"`
+	Lambda        float64         `json:"lambda"`
+	Iters         int             `json:"iters"`
+	IRLSIters     *int            `json:"irls_iters"`
+	IRLSThreshold *float64        `json:"irls_threshold"`
+	Init          *string         `json:"init"`
+	Users         int             `json:"users"`
+	Items         int             `json:"items"`
+	TrainRatings  int             `json:"train_ratings"`
+	TestRatings   int             `json:"test_ratings"`
+	TrainRMSE     float64         `json:"train_rmse"`
+	TestRMSE      *float64        `json:"test_rmse"`
+	TestMAE       *float64        `json:"test_mae"`
+	FullRMSE      *float64        `json:"full_rmse"`
+	Clipped       bool            `json:"clipped"`
+	Seconds       float64         `json:"seconds"`
+	Workers       int             `json:"workers"`
+	Seed          *uint64         `json:"seed"`
+	DataSeed      *uint64         `json:"data_seed,omitempty"`
+	Data          string          `json:"data"`
+	Privacy       *privacy.Report `json:"privacy"`
+	PrivacyMode   string          `json:"privacy_mode"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -366,36 +445,19 @@ func newTrainResult(fl *trainFlags, o *solver.Options, d *trainData, m *solver.M
 	}
 	if noise != nil {
 		res.Mechanism, res.Noise, res.Variance = noise.Name(), noise.String(), ptr(noise.Variance())
-		res.Privacy = privacyOf(noise, o, d)
 	}
+	res.PrivacyMode = fl.privacy
 	return res
 }
 
-// privacyOf reports the paper's per-release figure and, plainly, why it is
-// not a guarantee for the trained model.
-func privacyOf(noise mechanism.Mechanism, o *solver.Options, d *trainData) *privacyReport {
-	sens := math.Max(math.Abs(d.min), math.Abs(d.max))
-	const delta = 1e-5
-	p := &privacyReport{
-		Unit: "rating", Mechanism: noise.String(), Guarantee: "none", AssumedSensitivity: sens,
-		ReleasesPerItem: o.Iters, CoversGram: false,
+// maxRowLen is the largest number of ratings of one user.
+func maxRowLen(m *ratings.Matrix) int {
+	n := 0
+	for i := range m.Rows() {
+		items, _ := m.Row(i)
+		n = max(n, len(items))
 	}
-	if o.Algorithm == solver.IRLS {
-		p.ReleasesPerItem = o.Iters * o.IRLSIters
-	}
-	if g, err := noise.Guarantee(mechanism.Sensitivity{L1: sens, L2: sens}, delta); err == nil {
-		p.PerReleaseEpsilon, p.PerReleaseDelta = ptr(g.Epsilon), g.Delta
-	}
-	p.Notes = []string{
-		fmt.Sprintf("per_release_epsilon is the paper's figure for ONE noise addition, assuming sensitivity Δ₁ = Δ₂ = %g (the largest rating); nothing in the solver enforces that bound", sens),
-		fmt.Sprintf("each item's factor receives %d noise additions, and a user's ratings enter every item they rated; no composition over them is computed", p.ReleasesPerItem),
-		"the Gram matrix UᵀWU of every item solve carries no noise and depends on which users rated the item",
-		"so the trained model has no proved differential-privacy guarantee (total_epsilon is null)",
-	}
-	if o.Seeded {
-		p.Notes = append(p.Notes, "the noise was seeded, hence reproducible and not private")
-	}
-	return p
+	return n
 }
 
 // clippedModel predicts with clipping applied.
@@ -423,17 +485,7 @@ func writeTrainSummary(w io.Writer, r *trainResult, d *trainData, o *solver.Opti
 	if r.Privacy == nil {
 		fmt.Fprintf(w, "noise:      none (non-private baseline)\n")
 	} else {
-		p := r.Privacy
-		fmt.Fprintf(w, "noise:      %s, variance %.4g, on every item right-hand side (%d additions per item)\n", r.Noise, *r.Variance, p.ReleasesPerItem)
-		per := "n/a"
-		if p.PerReleaseEpsilon != nil {
-			per = fmt.Sprintf("ε = %.4g", *p.PerReleaseEpsilon)
-			if p.PerReleaseDelta > 0 {
-				per += fmt.Sprintf(", δ = %g", p.PerReleaseDelta)
-			}
-		}
-		fmt.Fprintf(w, "privacy:    NONE proved for the model. Paper's per-release figure: %s at assumed Δ = %g;\n", per, p.AssumedSensitivity)
-		fmt.Fprintf(w, "            not composed over the %d additions per item, Gram matrix un-noised, sensitivity not enforced\n", p.ReleasesPerItem)
+		writePrivacy(w, r, o)
 	}
 	clip := ""
 	if r.Clipped {
@@ -445,18 +497,57 @@ func writeTrainSummary(w io.Writer, r *trainResult, d *trainData, o *solver.Opti
 	return err
 }
 
+// writePrivacy prints the privacy report in a few lines.
+func writePrivacy(w io.Writer, r *trainResult, o *solver.Options) {
+	p := r.Privacy
+	where := "the right-hand side of every item update"
+	if p.CoversGram {
+		where = "the Gram matrix and the right-hand side of every item update"
+	}
+	fmt.Fprintf(w, "noise:      %s, variance %.4g, on %s\n", r.Noise, *r.Variance, where)
+	per := "n/a"
+	if p.PerReleaseEpsilon != nil {
+		per = fmt.Sprintf("ε = %.4g", *p.PerReleaseEpsilon)
+		if p.PerReleaseDelta > 0 {
+			per += fmt.Sprintf(", δ = %.3g", p.PerReleaseDelta)
+		}
+	}
+	total := "n/a"
+	if p.TotalEpsilon != nil {
+		total = fmt.Sprintf("ε = %.4g, δ = %.3g (%s accountant)", *p.TotalEpsilon, *p.TotalDelta, p.Accountant)
+	}
+	if p.Guarantee == "none" {
+		fmt.Fprintf(w, "privacy:    NONE proved for the model (unit: %s)\n", p.Unit)
+	} else {
+		fmt.Fprintf(w, "privacy:    %s\n", p.Guarantee)
+	}
+	fmt.Fprintf(w, "            sensitivity per release Δ₁ = %.4g, Δ₂ = %.4g: %s\n", p.Sensitivity.L1, p.Sensitivity.L2, p.SensitivitySource)
+	fmt.Fprintf(w, "            per release %s; %d releases touch one user\n", per, p.ReleasesPerUser)
+	if p.Guarantee == "none" {
+		fmt.Fprintf(w, "            composed (NOT a guarantee): %s\n", total)
+	} else {
+		fmt.Fprintf(w, "            total: %s\n", total)
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "            - %s\n", n)
+	}
+}
+
 // savedModel is the --save file.
 type savedModel struct {
 	Format string       `json:"format"`
 	Result *trainResult `json:"result"`
 	Users  []string     `json:"users"`
 	Items  []string     `json:"items"`
-	U      [][]float64  `json:"u"`
-	V      [][]float64  `json:"v"`
+	// Offset is added to every prediction u_iᵀv_j (the rating centre in
+	// user-level mode, else 0).
+	Offset float64     `json:"offset"`
+	U      [][]float64 `json:"u"`
+	V      [][]float64 `json:"v"`
 }
 
 func saveModel(w io.Writer, r *trainResult, d *trainData, m *solver.Model) error {
-	s := savedModel{Format: "dpmc-model-v1", Result: r, U: make([][]float64, m.Users), V: make([][]float64, m.Items)}
+	s := savedModel{Format: "dpmc-model-v1", Result: r, Offset: m.Offset, U: make([][]float64, m.Users), V: make([][]float64, m.Items)}
 	id := func(ids *ratings.IDs, i int) string {
 		if ids == nil {
 			return strconv.Itoa(i)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,8 +49,16 @@ func TestTrainJSON(t *testing.T) {
 		t.Errorf("synthetic run: test_rmse %v (want null), full_rmse %v (want a number)", res["test_rmse"], res["full_rmse"])
 	}
 	p := res["privacy"].(map[string]any)
-	if p["total_epsilon"] != nil || p["guarantee"] != "none" || p["covers_gram"] != false {
-		t.Errorf("privacy = %v: must not claim a total guarantee", p)
+	// Paper mode: per release ε = Δ/b = 5/1 with Δ the largest rating; the
+	// composition is shown but is no guarantee, and the report says why.
+	notes := fmt.Sprint(p["notes"])
+	if p["guarantee"] != "none" || p["covers_gram"] != false || p["unit"] != "rating" || p["per_release_epsilon"] != 5.0 ||
+		!strings.Contains(notes, "NOT a guarantee") || !strings.Contains(notes, "Gram matrix") || !strings.Contains(notes, "assumed") {
+		t.Errorf("privacy = %v: must say it guarantees nothing and why", p)
+	}
+	// The composed total is at most basic composition, k·ε₀.
+	if te, k := p["total_epsilon"].(float64), p["releases_per_user"].(float64); !(te > 0 && te <= 5*k) {
+		t.Errorf("total_epsilon %v over %v releases", te, k)
 	}
 	// Same seed, same result.
 	again, _, _ := dpmc(t, append(small, "--seed", "2", "--json", "--algo", "als", "--mechanism", "laplace", "--variance", "2")...)
@@ -126,6 +135,15 @@ func TestTrainBadInput(t *testing.T) {
 		{[]string{"--data", "no/such/file.tsv"}, "no/such/file.tsv"},
 		{[]string{"--data", tiny, "--format", "xls"}, "--format"},
 		{[]string{"--force"}, "--force needs --save"},
+		{[]string{"--privacy", "group"}, "--privacy"},
+		{[]string{"--epsilon", "1"}, "--epsilon needs --privacy user"},
+		{[]string{"--clip-norm", "2"}, "--clip-norm needs --privacy user"},
+		{[]string{"--privacy", "user", "--epsilon", "-1"}, "--epsilon"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--variance", "2"}, "not both"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--mechanism", "none"}, "--mechanism none"},
+		{[]string{"--privacy", "user", "--clip-norm", "0"}, "clip norm"},
+		{[]string{"--privacy", "user", "--max-user-ratings", "0"}, "max user ratings"},
+		{[]string{"--delta", "1"}, "--delta"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -138,5 +156,52 @@ func TestTrainBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 1 and mention of %q", code, stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestTrainUserLevel calibrates user-level noise to a total budget and
+// checks that the report proves it, for a seeded run (which it must not
+// call private) and an unseeded one.
+func TestTrainUserLevel(t *testing.T) {
+	args := append(small[:len(small):len(small)], "--privacy", "user", "--epsilon", "2", "--delta", "1e-6", "--algo", "als", "--mechanism", "gaussian", "--lambda", "5", "--json")
+	for _, seeded := range []bool{true, false} {
+		a := args
+		if seeded {
+			a = append(a[:len(a):len(a)], "--seed", "4")
+		}
+		out, stderr, code := dpmc(t, a...)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		var res struct {
+			FullRMSE float64 `json:"full_rmse"`
+			Privacy  struct {
+				Unit         string   `json:"unit"`
+				Guarantee    string   `json:"guarantee"`
+				Releases     int      `json:"releases_per_user"`
+				TotalEpsilon float64  `json:"total_epsilon"`
+				TotalDelta   float64  `json:"total_delta"`
+				Accountant   string   `json:"accountant"`
+				CoversGram   bool     `json:"covers_gram"`
+				Notes        []string `json:"notes"`
+			} `json:"privacy"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		p := res.Privacy
+		if p.Unit != "user" || !p.CoversGram || p.Releases != 5 || p.Accountant == "" || p.TotalDelta > 1e-6 {
+			t.Errorf("privacy = %+v", p)
+		}
+		// Calibrated to the target: met, and not by a wide margin.
+		if !(p.TotalEpsilon <= 2 && p.TotalEpsilon > 1.9) {
+			t.Errorf("total ε = %v, want just under 2", p.TotalEpsilon)
+		}
+		if private := !strings.HasPrefix(p.Guarantee, "none"); private == seeded {
+			t.Errorf("seeded %v: guarantee %q", seeded, p.Guarantee)
+		}
+		if !(res.FullRMSE > 0) {
+			t.Errorf("full RMSE %v", res.FullRMSE)
+		}
 	}
 }

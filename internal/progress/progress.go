@@ -1,12 +1,14 @@
-// Package progress prints a progress line with an ETA on stderr for long
-// work. It stays silent for work that finishes within a grace period, and
-// prints at most one line every few seconds, so logs stay short when stderr
-// is not a terminal.
+// Package progress prints progress with an ETA on stderr for long work. On
+// a terminal it redraws one bar in place; otherwise (a log file, CI) it
+// prints at most one line every few seconds, so logs stay short. Either
+// way it stays silent for work that finishes within a grace period.
 package progress
 
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 )
 
@@ -21,13 +23,32 @@ type Reporter struct {
 	// Every is the least time between two lines.
 	Grace, Every time.Duration
 	printed      bool
+	// Bar redraws a bar in place (set by New when w is a terminal).
+	Bar bool
+}
+
+// barWidth is the number of cells of the bar.
+const barWidth = 30
+
+// isTerminal reports whether w is a character device such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // New returns a Reporter writing to w, labelling its lines with label.
 func New(w io.Writer, label string) *Reporter {
 	now := time.Now
 	t := now()
-	return &Reporter{w: w, label: label, start: t, now: now, Grace: 2 * time.Second, Every: 5 * time.Second}
+	r := &Reporter{w: w, label: label, start: t, now: now, Grace: 2 * time.Second, Every: 5 * time.Second}
+	if isTerminal(w) {
+		r.Bar, r.Every = true, 200*time.Millisecond
+	}
+	return r
 }
 
 // Update reports that done of total steps are finished.
@@ -39,6 +60,17 @@ func (r *Reporter) Update(done, total int) {
 	}
 	r.printed, r.last = true, t
 	eta := time.Duration(float64(el) * float64(total-done) / float64(max(done, 1)))
+	frac := float64(done) / float64(total)
+	if r.Bar {
+		n := int(frac * barWidth)
+		end := ""
+		if done >= total {
+			end = "\n"
+		}
+		fmt.Fprintf(r.w, "\rdpmc: %s [%s%s] %d/%d (%3.0f %%) ETA %-8s%s", r.label, strings.Repeat("=", n), strings.Repeat(" ", barWidth-n),
+			done, total, 100*frac, eta.Round(time.Second), end)
+		return
+	}
 	fmt.Fprintf(r.w, "dpmc: %s %d/%d (%.0f %%), %s elapsed, ETA %s\n", r.label, done, total,
-		100*float64(done)/float64(total), el.Round(100*time.Millisecond), eta.Round(100*time.Millisecond))
+		100*frac, el.Round(100*time.Millisecond), eta.Round(100*time.Millisecond))
 }

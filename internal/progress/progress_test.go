@@ -30,3 +30,25 @@ func TestReporter(t *testing.T) {
 		t.Errorf("%d lines, want 2", n)
 	}
 }
+
+func TestBar(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf, "table 3")
+	r.Bar = true
+	clock := r.start
+	r.now = func() time.Time { return clock }
+	clock = clock.Add(3 * time.Second)
+	r.Update(1, 2) // half done after 3 s: ETA 3 s
+	want := "\rdpmc: table 3 [" + strings.Repeat("=", 15) + strings.Repeat(" ", 15) + "] 1/2 ( 50 %) ETA 3s      "
+	if got := buf.String(); got != want {
+		t.Errorf("bar = %q, want %q", got, want)
+	}
+	clock = clock.Add(time.Second)
+	r.Update(2, 2)
+	if got := buf.String(); !strings.HasSuffix(got, "2/2 (100 %) ETA 0s      \n") {
+		t.Errorf("final bar = %q", got)
+	}
+	if New(&buf, "x").Bar {
+		t.Error("a buffer is not a terminal")
+	}
+}

@@ -1,0 +1,369 @@
+package accounting
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/dpmc/dpmc/gaussian"
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/internal/check"
+	"github.com/dpmc/dpmc/laplace"
+	"github.com/dpmc/dpmc/mechanism"
+)
+
+// Accountant names, as used in Total.Accountant, Totals' JSON keys and
+// Totals.NotApplicable.
+const (
+	NameBasic = "basic"
+	NameKOV   = "advanced_kov"
+	NameDRV   = "advanced_drv"
+	NameRDP   = "rdp"
+	NamePLD   = "pld"
+)
+
+// Accountants returns the accountant names in the order of Totals' fields,
+// loosest theory first: basic, advanced_kov, advanced_drv, rdp, pld.
+func Accountants() []string { return []string{NameBasic, NameKOV, NameDRV, NameRDP, NamePLD} }
+
+// ErrNotApplicable is wrapped by the error an accountant returns when it
+// cannot bound the given mechanism (for example RDP or PLD for a mechanism
+// whose noise distribution this package does not know).
+var ErrNotApplicable = errors.New("accountant not applicable")
+
+// Total is a composed (ε, δ) guarantee and the accountant that proved it:
+// k releases together are (Epsilon, Delta)-differentially private. Epsilon
+// is in nats; Delta is a probability (0 for pure ε-DP).
+type Total struct {
+	Epsilon    float64 `json:"epsilon"`
+	Delta      float64 `json:"delta"`
+	Accountant string  `json:"accountant"`
+}
+
+// String formats t as "pld: (ε, δ) = (1.23, 1e-05)".
+func (t Total) String() string {
+	return fmt.Sprintf("%s: (ε, δ) = (%.6g, %.3g)", t.Accountant, t.Epsilon, t.Delta)
+}
+
+// Totals holds one Total per accountant, each valid on its own for the same
+// target δ (its Delta is at most the target); a field is nil where the
+// accountant does not apply, and NotApplicable then says why.
+type Totals struct {
+	Basic       *Total `json:"basic"`
+	AdvancedKOV *Total `json:"advanced_kov"`
+	AdvancedDRV *Total `json:"advanced_drv"`
+	RDP         *Total `json:"rdp"`
+	PLD         *Total `json:"pld"`
+
+	// NotApplicable maps the name of each accountant whose Total is nil to
+	// the reason.
+	NotApplicable map[string]string `json:"-"`
+}
+
+// ByName returns the Total of the named accountant (one of Accountants),
+// or nil if it does not apply or the name is unknown.
+func (t Totals) ByName(name string) *Total {
+	switch name {
+	case NameBasic:
+		return t.Basic
+	case NameKOV:
+		return t.AdvancedKOV
+	case NameDRV:
+		return t.AdvancedDRV
+	case NameRDP:
+		return t.RDP
+	case NamePLD:
+		return t.PLD
+	}
+	return nil
+}
+
+func (t *Totals) set(name string, v *Total) {
+	switch name {
+	case NameBasic:
+		t.Basic = v
+	case NameKOV:
+		t.AdvancedKOV = v
+	case NameDRV:
+		t.AdvancedDRV = v
+	case NameRDP:
+		t.RDP = v
+	case NamePLD:
+		t.PLD = v
+	}
+}
+
+// Tightest returns the Total with the smallest ε among those present (on a
+// tie, the first in Accountants order). All of them hold for the same
+// target δ, so this is the best guarantee proved. It returns an error if no
+// accountant applies.
+func (t Totals) Tightest() (Total, error) {
+	var best *Total
+	for _, name := range Accountants() {
+		if v := t.ByName(name); v != nil && (best == nil || v.Epsilon < best.Epsilon) {
+			best = v
+		}
+	}
+	if best == nil {
+		return Total{}, errors.New("accounting: no accountant applies")
+	}
+	return *best, nil
+}
+
+// Compose bounds the privacy of k releases of m (fresh noise each time, on
+// a statistic of sensitivity s) under every accountant, at the target
+// delta. Laplace and Huber use s.L1, the Gaussian s.L2. It returns an error
+// naming the parameter if k < 1, delta is not in (0, 1), m is nil or the
+// sensitivity it needs is not positive and finite; an accountant that does
+// not apply leaves its field nil with the reason in NotApplicable.
+func Compose(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (Totals, error) {
+	if err := checkDelta(delta); err != nil {
+		return Totals{}, err
+	}
+	md, err := prepare(m, s, k)
+	if err != nil {
+		return Totals{}, err
+	}
+	return md.compose(k, delta)
+}
+
+func (md *model) compose(k int, delta float64) (Totals, error) {
+	var t Totals
+	run := []func(int, float64) (*Total, error){md.basicTotal, md.kovTotal, md.drvTotal, md.rdpTotal, md.pldTotal}
+	for i, name := range Accountants() {
+		v, err := run[i](k, delta)
+		switch {
+		case errors.Is(err, ErrNotApplicable):
+			if t.NotApplicable == nil {
+				t.NotApplicable = map[string]string{}
+			}
+			t.NotApplicable[name] = notApplicableReason(err)
+		case err != nil:
+			return Totals{}, fmt.Errorf("accounting: %s: %w", name, err)
+		case math.IsInf(v.Epsilon, 0) || math.IsNaN(v.Epsilon):
+			return Totals{}, fmt.Errorf("%w: accounting: %s: ε = %v overflows: the sensitivity is too large for the noise", check.ErrParam, name, v.Epsilon)
+		default:
+			t.set(name, v)
+		}
+	}
+	return t, nil
+}
+
+// notApplicableReason strips the sentinel and the accountant prefix from
+// an ErrNotApplicable error.
+func notApplicableReason(err error) string {
+	msg := err.Error()
+	for _, p := range Accountants() {
+		prefix := ErrNotApplicable.Error() + ": " + p + ": "
+		if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
+			return msg[len(prefix):]
+		}
+	}
+	return msg
+}
+
+// Calibrate finds, by bisection on log p, the smallest noise parameter p in
+// [lo, hi] (to a relative precision of 1e-6) such that k releases of
+// family(p) on a statistic of sensitivity s are (epsilon, delta)-DP under
+// the tightest accountant, and returns p with the Totals at p. family must
+// give less privacy loss for larger p (σ, a Laplace scale b or a Huber scale
+// s at fixed α). If family(lo) already meets the target, p = lo. It returns
+// an error naming the parameter for invalid arguments, an error if even
+// family(hi) does not meet the target, and any error of family.
+func Calibrate(family func(p float64) (mechanism.Mechanism, error), s mechanism.Sensitivity, k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
+	if family == nil {
+		return 0, Totals{}, fmt.Errorf("%w: family is nil", check.ErrParam)
+	}
+	if err := checkK(k); err != nil {
+		return 0, Totals{}, err
+	}
+	if err := check.Positive("epsilon", epsilon); err != nil {
+		return 0, Totals{}, err
+	}
+	if err := checkDelta(delta); err != nil {
+		return 0, Totals{}, err
+	}
+	if err := check.Positive("lo", lo); err != nil {
+		return 0, Totals{}, err
+	}
+	if err := check.Positive("hi", hi); err != nil {
+		return 0, Totals{}, err
+	}
+	if lo >= hi {
+		return 0, Totals{}, fmt.Errorf("%w: lo = %g, hi = %g, want lo < hi", check.ErrParam, lo, hi)
+	}
+	eval := func(p float64) (Totals, bool, error) {
+		m, err := family(p)
+		if err != nil {
+			return Totals{}, false, fmt.Errorf("accounting: calibrate at p = %g: %w", p, err)
+		}
+		t, err := Compose(m, s, k, delta)
+		if err != nil {
+			return Totals{}, false, err
+		}
+		best, err := t.Tightest()
+		if err != nil {
+			return Totals{}, false, err
+		}
+		return t, best.Epsilon <= epsilon, nil
+	}
+	tHi, ok, err := eval(hi)
+	if err != nil {
+		return 0, Totals{}, err
+	}
+	if !ok {
+		return 0, Totals{}, fmt.Errorf("accounting: even p = hi = %g does not give (ε, δ) = (%g, %g) after %d releases; raise hi", hi, epsilon, delta, k)
+	}
+	tLo, ok, err := eval(lo)
+	if err != nil {
+		return 0, Totals{}, err
+	}
+	if ok {
+		return lo, tLo, nil
+	}
+	for hi/lo > 1+1e-6 {
+		mid := math.Sqrt(lo * hi)
+		if mid <= lo || mid >= hi {
+			break
+		}
+		t, ok, err := eval(mid)
+		if err != nil {
+			return 0, Totals{}, err
+		}
+		if ok {
+			hi, tHi = mid, t
+		} else {
+			lo = mid
+		}
+	}
+	return hi, tHi, nil
+}
+
+func checkK(k int) error {
+	if k < 1 {
+		return fmt.Errorf("%w: k (compositions) = %d, want ≥ 1", check.ErrParam, k)
+	}
+	return nil
+}
+
+func checkDelta(delta float64) error { return check.Probability("delta", delta) }
+
+// model is what the accountants know about one release of a mechanism on a
+// statistic of a given sensitivity.
+type model struct {
+	pure  bool
+	eps0  float64                               // pure: ε of one release
+	epsAt func(delta0 float64) (float64, error) // approximate: ε of one release at δ₀
+
+	rdp   func(order float64) (float64, error) // nil: unknown RDP curve
+	noRDP string
+	shape *noise // nil: unknown noise distribution
+	noPLD string
+}
+
+func prepare(m mechanism.Mechanism, s mechanism.Sensitivity, k int) (*model, error) {
+	if err := checkK(k); err != nil {
+		return nil, err
+	}
+	return describe(m, s)
+}
+
+// describe builds the model of m at sensitivity s, checking the
+// sensitivity the mechanism uses.
+func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: mechanism is nil", check.ErrParam)
+	}
+	finite := func(name string, v float64) error {
+		if math.IsInf(v, 0) || math.IsNaN(v) || v <= 0 {
+			return fmt.Errorf("%w: %s = %g: sensitivity over noise scale must be positive and finite", check.ErrParam, name, v)
+		}
+		return nil
+	}
+	switch mm := m.(type) {
+	case *laplace.Mechanism:
+		g, err := mm.Guarantee(s, 0)
+		if err != nil {
+			return nil, err
+		}
+		d := s.L1 / mm.Scale()
+		if err := finite("sensitivity L1 / laplace scale b", d); err != nil {
+			return nil, err
+		}
+		eps0 := g.Epsilon
+		return &model{
+			pure: true, eps0: eps0,
+			rdp:   func(a float64) (float64, error) { return math.Min(laplaceRDP(a, d), eps0), nil },
+			shape: laplaceNoise(d),
+		}, nil
+	case *huber.Mechanism:
+		g, err := mm.Guarantee(s, 0)
+		if err != nil {
+			return nil, err
+		}
+		d := s.L1 / mm.Scale()
+		if err := finite("sensitivity L1 / huber scale s", d); err != nil {
+			return nil, err
+		}
+		nz, err := huberNoise(mm.Alpha(), d)
+		if err != nil {
+			return nil, err
+		}
+		eps0 := g.Epsilon
+		return &model{
+			pure: true, eps0: eps0,
+			rdp: func(a float64) (float64, error) {
+				// Pure ε₀-DP implies D_a ≤ ε₀ and D_a ≤ a·ε₀²/2 (Bun &
+				// Steinke 2016, Proposition 3.3): caps, and the fallback
+				// when quadrature would be too costly (huge a·ε₀).
+				bound := math.Min(eps0, a*eps0*eps0/2)
+				r, err := nz.renyiNumeric(a)
+				if errors.Is(err, errTooCostly) {
+					return bound, nil
+				}
+				if err != nil {
+					return 0, err
+				}
+				return math.Min(r, bound), nil
+			},
+			shape: nz,
+		}, nil
+	case *gaussian.Mechanism:
+		if err := check.Positive("sensitivity L2 (Gaussian uses the ℓ2 sensitivity)", s.L2); err != nil {
+			return nil, err
+		}
+		sigma := mm.Sigma()
+		d := s.L2 / sigma
+		if err := finite("sensitivity L2 / gaussian sigma", d); err != nil {
+			return nil, err
+		}
+		return &model{
+			epsAt: func(delta0 float64) (float64, error) { return gaussian.Epsilon(sigma, s.L2, delta0) },
+			rdp:   func(a float64) (float64, error) { return a * d * d / 2, nil },
+			shape: gaussianNoise(d),
+		}, nil
+	}
+	// A mechanism this package does not know: only its per-release
+	// Guarantee can be composed.
+	g, err := m.Guarantee(s, 1e-10)
+	if err != nil {
+		return nil, err
+	}
+	why := fmt.Sprintf("the noise distribution of %q is not known to this package", m.Name())
+	md := &model{noRDP: why, noPLD: why}
+	if g.Delta == 0 {
+		md.pure, md.eps0 = true, g.Epsilon
+		return md, nil
+	}
+	md.epsAt = func(delta0 float64) (float64, error) {
+		g, err := m.Guarantee(s, delta0)
+		if err != nil {
+			return 0, err
+		}
+		if g.Delta > delta0 {
+			return 0, fmt.Errorf("accounting: %s guarantees δ = %g, more than the %g asked for", m.Name(), g.Delta, delta0)
+		}
+		return g.Epsilon, nil
+	}
+	return md, nil
+}

@@ -1,0 +1,387 @@
+package audit_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dpmc/dpmc/audit"
+	"github.com/dpmc/dpmc/gaussian"
+	"github.com/dpmc/dpmc/internal/check"
+	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/privacy"
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/rng"
+	"github.com/dpmc/dpmc/solver"
+)
+
+// False alarms: every training audit below holds its bounds jointly with
+// probability at least 95 % (Confidence), so a correct claim is flagged
+// with probability at most 5 % per audit. All are seeded, hence
+// deterministic: they never flake, and the seeds used pass. 300 audited
+// runs per side (plus 60 selection runs) keep them fast.
+
+const testRuns = 300
+
+// tiny returns the built-in training-audit data.
+func tiny(t *testing.T) *audit.TrainData {
+	t.Helper()
+	d, err := audit.TinyTrainData()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// solverFit trains with o, seeded by the run's seed, on one goroutine.
+func solverFit(o solver.Options) audit.TrainFunc {
+	return func(ctx context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {
+		o := o // each call its own copy: calls are concurrent
+		o.Seed, o.Seeded, o.Workers = seed, true, 1
+		m, err := solver.Train(ctx, x, o)
+		if err != nil {
+			return nil, err
+		}
+		return m.V, nil
+	}
+}
+
+// userOptions are user-level options for the tiny data: rating centre 3,
+// bound 2 (the scale [1, 5]), every rating counted, factors clipped to 1.
+func userOptions(algo solver.Algorithm) solver.Options {
+	return solver.Options{
+		Algorithm: algo, Rank: 2, Lambda: 0.5, Iters: 3, IRLSIters: 2, Threshold: 3,
+		UserLevel: &solver.UserLevel{Center: 3, Bound: 2, MaxUserRatings: audit.TinyItems, ClipNorm: 1},
+	}
+}
+
+// calibrated returns o with noise mech calibrated to a total
+// (epsilon, 1e-6) and the accountant's total, as dpmc audit --train uses.
+func calibrated(t *testing.T, o solver.Options, mech string, epsilon float64) (solver.Options, mechanism.Guarantee) {
+	t.Helper()
+	m, _, err := privacy.Calibrate(o, mech, privacy.DefaultHuberAlpha, epsilon, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Noise = m
+	rep, err := privacy.User(o, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o, mechanism.Guarantee{Epsilon: *rep.TotalEpsilon, Delta: *rep.TotalDelta}
+}
+
+func TestTinyTrainData(t *testing.T) {
+	d := tiny(t)
+	if d.Data.Rows() != audit.TinyUsers || d.Data.Cols() != audit.TinyItems ||
+		d.Neighbour.Rows() != audit.TinyUsers || d.Neighbour.Cols() != audit.TinyItems {
+		t.Fatalf("shapes %d × %d and %d × %d", d.Data.Rows(), d.Data.Cols(), d.Neighbour.Rows(), d.Neighbour.Cols())
+	}
+	items, vals := d.Data.Row(d.Target)
+	if len(items) != audit.TinyItems || slices.ContainsFunc(vals, func(v float64) bool { return v != audit.TinyMax }) {
+		t.Errorf("target user %d rates %v %v, want %g on every item", d.Target, items, vals, audit.TinyMax)
+	}
+	if items, _ := d.Neighbour.Row(d.Target); len(items) != 0 {
+		t.Errorf("the neighbour keeps %d ratings of the target", len(items))
+	}
+	if d.Data.Len() != d.Neighbour.Len()+audit.TinyItems {
+		t.Errorf("%d and %d ratings: the neighbour must lack exactly the target's", d.Data.Len(), d.Neighbour.Len())
+	}
+	for tr := range d.Neighbour.All() {
+		if got, _ := d.Data.Get(int(tr.User), int(tr.Item)); got != tr.Value || tr.Value < 2 || tr.Value > 4 {
+			t.Errorf("background rating %+v (in D: %v), want the same in D and moderate", tr, got)
+		}
+	}
+	for j := range audit.TinyItems {
+		if users, _ := d.Neighbour.Col(j); len(users) < 7 {
+			t.Errorf("item %d has %d background ratings, want ≥ 7", j, len(users))
+		}
+	}
+	if d.Min != 1 || d.Max != 5 || !strings.Contains(d.Description, "12 users × 6 items") {
+		t.Errorf("scale [%g, %g], description %q", d.Min, d.Max, d.Description)
+	}
+}
+
+// TestTrainKnownMechanism checks the pipeline end to end on a "training"
+// whose exact ε is known: one item, rank 1, V = √exp(μ + Laplace(1)) with
+// μ = 0 on Data and 1 on Neighbour. The Gram entry G = exp(μ + noise) is a
+// monotone function of the Laplace release, which is exactly 1-DP, so the
+// audit must pass the claim 1 and catch the claim 0.3.
+func TestTrainKnownMechanism(t *testing.T) {
+	data, err := ratings.New(1, 1, []ratings.Triple{{Value: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := ratings.New(1, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(_ context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {
+		r := rng.Seeded(seed)
+		noise := r.ExpFloat64()
+		if r.IntN(2) == 0 {
+			noise = -noise
+		}
+		mu := 0.0
+		if x.Len() == 0 {
+			mu = 1
+		}
+		return []float64{math.Sqrt(math.Exp(mu + noise))}, nil
+	}
+	tests := []struct {
+		claim   float64
+		verdict audit.Verdict
+		atLeast float64
+	}{
+		{1, audit.Pass, 0.5},
+		{0.3, audit.Violation, 0.5},
+	}
+	for _, tt := range tests {
+		res, err := audit.Train(context.Background(), audit.TrainOptions{
+			Options: audit.Options{Claim: mechanism.Guarantee{Epsilon: tt.claim}},
+			Data:    data, Neighbour: empty, Fit: fit, Runs: 5000, Seeded: true, Seed: 1,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != tt.verdict || res.EpsilonLower < tt.atLeast || res.EpsilonLower > 1 {
+			t.Errorf("claim %g: %s with ε ≥ %.4f (statistic %s, event %q), want %s with ε in [%g, 1]",
+				tt.claim, res.Verdict, res.EpsilonLower, res.Statistic, res.Best.Description, tt.verdict, tt.atLeast)
+		}
+		if res.Rank != 1 || res.Runs != 5000 || res.SelectRuns != 1000 || len(res.Weights) != len(res.Features) || res.Ceiling < res.EpsilonLower {
+			t.Errorf("rank %d, runs %d + %d, %d weights for %d features, ceiling %v", res.Rank, res.Runs, res.SelectRuns, len(res.Weights), len(res.Features), res.Ceiling)
+		}
+	}
+}
+
+// TestTrainUserLevelPasses: user-level training with noise calibrated to
+// a total ε = 1 (δ = 10⁻⁶) passes the accountant's total.
+func TestTrainUserLevelPasses(t *testing.T) {
+	d := tiny(t)
+	tests := []struct {
+		algo solver.Algorithm
+		mech string
+	}{
+		{solver.ALS, "gaussian"},
+		{solver.ALS, "laplace"},
+		{solver.IRLS, "huber"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.algo.String()+"/"+tt.mech, func(t *testing.T) {
+			o, claim := calibrated(t, userOptions(tt.algo), tt.mech, 1)
+			res, err := audit.Train(context.Background(), audit.TrainOptions{
+				Options: audit.Options{Claim: claim},
+				Data:    d.Data, Neighbour: d.Neighbour, Fit: solverFit(o), Runs: testRuns, Seeded: true, Seed: uint64(10 + i),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("ε ≥ %.4f (ceiling %.4f) by %s; accountant %v", res.EpsilonLower, res.Ceiling, res.Statistic, claim)
+			if res.Verdict != audit.Pass || res.EpsilonLower > claim.Epsilon {
+				t.Errorf("%s: ε ≥ %.4f against the accountant's %v (statistic %s, event %q)", res.Verdict, res.EpsilonLower, claim, res.Statistic, res.Best.Description)
+			}
+			if res.Rank != 2 || res.Runs != testRuns || res.SelectRuns != testRuns/5 || res.Samples != testRuns {
+				t.Errorf("rank %d, runs %d + %d, samples %d", res.Rank, res.Runs, res.SelectRuns, res.Samples)
+			}
+		})
+	}
+}
+
+// TestTrainCatchesBrokenClaims shows the training audit's power on
+// configurations whose claim is false:
+//   - the paper's ALS with tiny noise (σ = 0.01) run to convergence: the
+//     un-noised Gram matrices make V nearly a function of the data, so a
+//     claim of ε = 1 is far off;
+//   - user-level training calibrated to ε = 100 but claimed at ε = 0.5.
+func TestTrainCatchesBrokenClaims(t *testing.T) {
+	d := tiny(t)
+	tiny, err := gaussian.New(0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paper := solver.Options{Rank: 2, Lambda: 0.5, Iters: 30, Noise: tiny}
+	loose, _ := calibrated(t, userOptions(solver.ALS), "gaussian", 100)
+	tests := []struct {
+		name    string
+		o       solver.Options
+		claim   mechanism.Guarantee
+		atLeast float64
+	}{
+		{"paper mode, σ = 0.01, claim ε = 1", paper, mechanism.Guarantee{Epsilon: 1, Delta: 1e-6}, 2},
+		{"user mode at ε = 100, claim ε = 0.5", loose, mechanism.Guarantee{Epsilon: 0.5, Delta: 1e-6}, 1},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := audit.Train(context.Background(), audit.TrainOptions{
+				Options: audit.Options{Claim: tt.claim},
+				Data:    d.Data, Neighbour: d.Neighbour, Fit: solverFit(tt.o), Runs: testRuns, Seeded: true, Seed: uint64(20 + i),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("ε ≥ %.4f (ceiling %.4f) by %s", res.EpsilonLower, res.Ceiling, res.Statistic)
+			if res.Verdict != audit.Violation || res.EpsilonLower < tt.atLeast {
+				t.Errorf("%s with ε ≥ %.4f (statistic %s, event %q), want VIOLATION with ε ≥ %v",
+					res.Verdict, res.EpsilonLower, res.Statistic, res.Best.Description, tt.atLeast)
+			}
+		})
+	}
+}
+
+// TestTrainDeterministic: a seed fixes the result whatever the number of
+// workers; another seed, or none, gives other runs.
+func TestTrainDeterministic(t *testing.T) {
+	d := tiny(t)
+	o, claim := calibrated(t, userOptions(solver.ALS), "gaussian", 50)
+	run := func(seeded bool, seed uint64, workers int) audit.TrainResult {
+		t.Helper()
+		res, err := audit.Train(context.Background(), audit.TrainOptions{
+			Options: audit.Options{Claim: claim},
+			Data:    d.Data, Neighbour: d.Neighbour, Fit: solverFit(o), Runs: 100, Seeded: seeded, Seed: seed, Workers: workers,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(true, 5, 1), run(true, 5, 3)
+	if a.EpsilonLower != b.EpsilonLower || a.Statistic != b.Statistic || !slices.Equal(a.Weights, b.Weights) ||
+		a.Best != b.Best || a.Separation != b.Separation || a.RootSeed != 5 || !a.Seeded {
+		t.Errorf("seed 5 on 1 and 3 workers: ε ≥ %v by %q (%v) and ε ≥ %v by %q (%v)",
+			a.EpsilonLower, a.Statistic, a.Best, b.EpsilonLower, b.Statistic, b.Best)
+	}
+	c := run(true, 6, 2)
+	if c.Separation == a.Separation && slices.Equal(c.Weights, a.Weights) {
+		t.Error("seeds 5 and 6 chose the same statistic with the same separation")
+	}
+	u := run(false, 5, 2)
+	if u.Seeded || u.RootSeed == 5 {
+		t.Errorf("unseeded audit: Seeded %v, root seed %d", u.Seeded, u.RootSeed)
+	}
+}
+
+func TestTrainProgress(t *testing.T) {
+	d := tiny(t)
+	var calls, last, total int
+	_, err := audit.Train(context.Background(), audit.TrainOptions{
+		Data: d.Data, Neighbour: d.Neighbour, Fit: solverFit(solver.Options{Rank: 2, Lambda: 0.5, Iters: 1}),
+		Runs: 100, SelectRuns: 30, Seeded: true, Seed: 1,
+		Progress: func(done, tot int) {
+			if done != last+1 {
+				t.Errorf("progress %d after %d", done, last)
+			}
+			calls, last, total = calls+1, done, tot
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 2 * (100 + 30); calls != want || last != want || total != want {
+		t.Errorf("%d calls, last %d of %d; want %d", calls, last, total, want)
+	}
+}
+
+func TestTrainCancel(t *testing.T) {
+	d := tiny(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := audit.Train(ctx, audit.TrainOptions{Data: d.Data, Neighbour: d.Neighbour,
+		Fit: solverFit(solver.Options{Rank: 2, Lambda: 0.5, Iters: 1}), Runs: 100})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want one wrapping context.Canceled", err)
+	}
+}
+
+func TestTrainBadOptions(t *testing.T) {
+	d := tiny(t)
+	fit := solverFit(solver.Options{Rank: 2, Lambda: 0.5, Iters: 1})
+	other, err := ratings.New(3, 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide, err := ratings.New(1, audit.MaxTrainItems+1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := audit.TrainOptions{Data: d.Data, Neighbour: d.Neighbour, Fit: fit, Runs: 100}
+	tests := []struct {
+		name string
+		edit func(*audit.TrainOptions)
+		want string
+	}{
+		{"no data", func(o *audit.TrainOptions) { o.Data = nil }, "data and neighbour"},
+		{"no neighbour", func(o *audit.TrainOptions) { o.Neighbour = nil }, "data and neighbour"},
+		{"shapes differ", func(o *audit.TrainOptions) { o.Neighbour = other }, "same shape"},
+		{"too many items", func(o *audit.TrainOptions) { o.Data, o.Neighbour = wide, wide }, "items"},
+		{"no fit", func(o *audit.TrainOptions) { o.Fit = nil }, "training function"},
+		{"few runs", func(o *audit.TrainOptions) { o.Runs = 99 }, "runs"},
+		{"few select runs", func(o *audit.TrainOptions) { o.SelectRuns = audit.MinSelectRuns - 1 }, "select runs"},
+		{"workers", func(o *audit.TrainOptions) { o.Workers = -1 }, "workers"},
+		{"claim", func(o *audit.TrainOptions) { o.Claim.Epsilon = math.NaN() }, "claimed epsilon"},
+		{"confidence", func(o *audit.TrainOptions) { o.Confidence = 1 }, "confidence"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := good
+			tt.edit(&o)
+			_, err := audit.Train(context.Background(), o)
+			if !errors.Is(err, check.ErrParam) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want a check.ErrParam naming %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestTrainBadFit: a failing or malformed training run stops the audit
+// with an error naming the run, the side and the problem.
+func TestTrainBadFit(t *testing.T) {
+	d := tiny(t)
+	boom := errors.New("boom")
+	// bad returns V for the tiny data (6 × 2) except on side B's run 7.
+	bad := func(v []float64, err error) audit.TrainFunc {
+		return func(_ context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {
+			r := rand.New(rand.NewPCG(seed, 0))
+			if x.Len() == d.Neighbour.Len() && r.IntN(50) == 7 {
+				return v, err
+			}
+			good := make([]float64, 12)
+			for i := range good {
+				good[i] = r.NormFloat64()
+			}
+			return good, nil
+		}
+	}
+	nan := make([]float64, 12)
+	nan[5] = math.NaN()
+	tests := []struct {
+		name string
+		fit  audit.TrainFunc
+		want []string
+	}{
+		{"error", bad(nil, boom), []string{"on side B", "boom"}},
+		{"empty V", bad(nil, nil), []string{"on side B", "V has 0 entries"}},
+		{"ragged V", bad(make([]float64, 13), nil), []string{"on side B", "multiple"}},
+		{"other rank", bad(make([]float64, 18), nil), []string{"on side B", "rank 2"}},
+		{"NaN", bad(nan, nil), []string{"on side B", "V[2, 1] = NaN"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := audit.Train(context.Background(), audit.TrainOptions{Data: d.Data, Neighbour: d.Neighbour, Fit: tt.fit, Runs: 100, Seeded: true, Seed: 1, Workers: 1})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+			if tt.name == "error" && !errors.Is(err, boom) {
+				t.Errorf("error %v does not wrap the training error", err)
+			}
+		})
+	}
+}

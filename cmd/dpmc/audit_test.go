@@ -1,0 +1,353 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// The audits below are seeded, so deterministic; each would flag a correct
+// claim with probability at most 5 % (the union-bounded confidence), and
+// the seeds used do not. 2×10⁴ samples keep them fast.
+
+func TestAuditJSON(t *testing.T) {
+	out, stderr, code := dpmc(t, "audit", "--mechanism", "laplace", "--scale", "1", "--sensitivity", "1",
+		"--samples", "20000", "--seed", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+	}
+	for _, key := range []string{"mechanism", "claimed_epsilon", "epsilon_lower_bound", "confidence", "samples", "events", "verdict",
+		"claimed_delta", "delta_lower_bound", "best_event", "bits_finding", "seed", "interval_confidence"} {
+		if _, ok := got[key]; !ok {
+			t.Errorf("JSON lacks %q", key)
+		}
+	}
+	if got["mechanism"] != "laplace" || got["claimed_epsilon"] != 1.0 || got["confidence"] != 0.95 ||
+		got["samples"] != 20000.0 || got["verdict"] != "PASS" || got["seed"] != 1.0 || got["bits_finding"] != nil {
+		t.Errorf("JSON = %v", got)
+	}
+	if lb, _ := got["epsilon_lower_bound"].(float64); lb < 0.5 || lb > 1 {
+		t.Errorf("epsilon_lower_bound = %v, want in [0.5, 1]", lb)
+	}
+	if ev, _ := got["events"].(float64); ev < 10 {
+		t.Errorf("events = %v", ev)
+	}
+}
+
+// TestAuditVerdicts: the exit status is 1 exactly on VIOLATION, after the
+// report.
+func TestAuditVerdicts(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--mechanism", "laplace"}, 0},
+		{[]string{"--mechanism", "laplace", "--claim-epsilon", "0.5"}, 1},
+		{[]string{"--mechanism", "huber", "--alpha", "1", "--scale", "1"}, 0},
+		{[]string{"--mechanism", "huber", "--alpha", "1", "--scale", "1", "--claim-epsilon", "0.5"}, 1},
+		{[]string{"--mechanism", "gaussian", "--sigma", "1", "--claim-epsilon", "1", "--claim-delta", "0.127"}, 0},
+		{[]string{"--mechanism", "gaussian", "--sigma", "1", "--claim-epsilon", "1", "--claim-delta", "0.0127"}, 1},
+		{[]string{"--mechanism", "gaussian", "--sigma", "1"}, 0}, // its own guarantee at δ = 1e-5
+		{[]string{"--mechanism", "laplace", "--dims", "3"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			args := append([]string{"audit", "--samples", "20000", "--seed", "2"}, tt.args...)
+			out, stderr, code := dpmc(t, args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, out, stderr)
+			}
+			for _, want := range []string{"claim:", "lower bound:", "best event:", "events:", "samples:", "seed 2", "verdict:"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("report lacks %q:\n%s", want, out)
+				}
+			}
+			if tt.code == 1 {
+				if !strings.Contains(out, "verdict:      VIOLATION") || !strings.HasPrefix(stderr, "dpmc: audit: VIOLATION") {
+					t.Errorf("violation not reported:\n%s\nstderr: %s", out, stderr)
+				}
+			} else if !strings.Contains(out, "verdict:      PASS") || stderr != "" {
+				t.Errorf("pass not reported cleanly:\n%s\nstderr: %s", out, stderr)
+			}
+		})
+	}
+}
+
+func TestAuditVectorTests(t *testing.T) {
+	out, stderr, code := dpmc(t, "audit", "--mechanism", "gaussian", "--dims", "4", "--samples", "10000", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Δ on 1 of 4 coordinate(s)", "Δ/√d = 0.5 on each of 4 coordinates"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks the test %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestAuditBitsFinding: at x = 0 the bit family finds that the float64
+// outputs of dpmc's Laplace sampler reveal the input (see the audit
+// package's TestBitsFamily); the report says so and the verdict counts it.
+func TestAuditBitsFinding(t *testing.T) {
+	out, stderr, code := dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits")
+	if code != 1 || !strings.Contains(out, "FLOATING-POINT FINDING") || !strings.Contains(out, "mantissa") {
+		t.Errorf("exit %d, report:\n%s%s", code, out, stderr)
+	}
+	out, _, _ = dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits", "--json")
+	var got struct {
+		Bits *struct {
+			Finding bool    `json:"finding"`
+			Eps     float64 `json:"epsilon_lower_bound"`
+		} `json:"bits_finding"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Bits == nil || !got.Bits.Finding || got.Bits.Eps <= 1 {
+		t.Errorf("bits_finding = %+v (%v):\n%s", got.Bits, err, out)
+	}
+	out, _, code = dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits", "--at", "1000")
+	if code != 0 || !strings.Contains(out, "floating point: no finding") {
+		t.Errorf("at x = 1000: exit %d\n%s", code, out)
+	}
+}
+
+func TestAuditUnseeded(t *testing.T) {
+	out, stderr, code := dpmc(t, "audit", "--mechanism", "huber", "--samples", "5000")
+	if code != 0 || !strings.Contains(out, "crypto/rand") || strings.Contains(out, "seed ") {
+		t.Errorf("exit %d:\n%s%s", code, out, stderr)
+	}
+}
+
+func TestAuditBadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "--mechanism is required"},
+		{[]string{"--mechanism", "cauchy"}, "cauchy"},
+		{[]string{"--mechanism", "laplace", "--sigma", "2"}, "--sigma does not apply"},
+		{[]string{"--mechanism", "laplace", "--scale", "0"}, "scale"},
+		{[]string{"--mechanism", "laplace", "--samples", "5"}, "--samples"},
+		{[]string{"--mechanism", "laplace", "--dims", "0"}, "--dims"},
+		{[]string{"--mechanism", "laplace", "--sensitivity", "-1"}, "--sensitivity"},
+		{[]string{"--mechanism", "laplace", "--claim-epsilon", "-1"}, "--claim-epsilon"},
+		{[]string{"--mechanism", "laplace", "--claim-delta", "1.5"}, "--claim-delta"},
+		{[]string{"--mechanism", "laplace", "--claim-delta", "1"}, "--claim-delta"},
+		{[]string{"--mechanism", "gaussian", "--claim-delta", "0"}, "--claim-delta"},
+		{[]string{"--mechanism", "laplace", "--confidence", "1"}, "--confidence"},
+		{[]string{"--mechanism", "laplace", "--at", "NaN"}, "--at"},
+		{[]string{"--mechanism", "laplace", "--samples", "x"}, "--samples"},
+		{[]string{"--mechanism", "laplace", "extra"}, "unknown command"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, stderr, code := dpmc(t, append([]string{"audit"}, tt.args...)...)
+			if code != 1 || !strings.HasPrefix(stderr, "dpmc: ") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 1 and a dpmc error mentioning %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestAuditHelp(t *testing.T) {
+	out, _, code := dpmc(t, "help", "audit")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"--mechanism", "--alpha", "--scale", "--sigma", "--sensitivity", "(default 1)",
+		"--claim-epsilon", "--claim-delta", "--samples", "(default 1000000)", "--seed", "crypto/rand", "--dims",
+		"--bits", "--at", "--confidence", "(default 0.95)", "--json", "PASS", "VIOLATION", "Mironov",
+		"--train", "--privacy", "--runs", "(default 1000)", "--epsilon", "--delta", "--max-user-ratings", "--clip-norm",
+		"--variance", "--algo", "--rank", "--iters", "--irls-iters", "--lambda", "--workers", "V Vᵀ", "20 %"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help audit lacks %q", want)
+		}
+	}
+	out, _, _ = dpmc(t, "--help")
+	if !strings.Contains(out, "audit") {
+		t.Error("dpmc --help does not list audit")
+	}
+}
+
+// The training audits below are seeded, so deterministic, and use 200 or
+// 300 runs per side to stay fast. Each flags a correct claim with
+// probability at most 5 % (the union-bounded confidence); the seeds used
+// do not.
+
+// auditTrainJSON runs dpmc audit --train with args and --json and decodes the
+// report; want is the exit status expected.
+func auditTrainJSON(t *testing.T, want int, args ...string) map[string]any {
+	t.Helper()
+	out, stderr, code := dpmc(t, append([]string{"audit", "--train", "--json"}, args...)...)
+	if code != want {
+		t.Fatalf("exit %d, want %d: %s", code, want, stderr)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("output is not one JSON object: %v\n%s", err, out)
+	}
+	return got
+}
+
+func TestAuditTrainJSON(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, got map[string]any)
+	}{
+		{"user", []string{"--runs", "200", "--seed", "1"}, func(t *testing.T, got map[string]any) {
+			if got["mode"] != "user" || got["verdict"] != "PASS" || got["accountant"] != "pld" || got["accountant_delta"] != 1e-6 ||
+				got["claimed_epsilon"] != got["accountant_epsilon"] || got["calibrated"] != true || got["iters"] != 3.0 ||
+				!strings.HasPrefix(got["guarantee"].(string), "user-level") || got["user_level"] == nil {
+				t.Errorf("JSON = %v", got)
+			}
+			if eps, _ := got["accountant_epsilon"].(float64); math.Abs(eps-1) > 1e-3 {
+				t.Errorf("accountant_epsilon = %v, want 1 (calibrated)", eps)
+			}
+		}},
+		{"paper", []string{"--privacy", "paper", "--runs", "200", "--seed", "1", "--iters", "3"}, func(t *testing.T, got map[string]any) {
+			if got["mode"] != "paper" || got["verdict"] != "NO GUARANTEE" || got["guarantee"] != "none" || got["claimed_epsilon"] != nil ||
+				got["per_release_epsilon"] == nil || got["user_level"] != nil || got["noise"] != "gaussian(σ=1)" {
+				t.Errorf("JSON = %v", got)
+			}
+		}},
+		{"irls laplace", []string{"--algo", "irls", "--mechanism", "laplace", "--runs", "200", "--seed", "2"}, func(t *testing.T, got map[string]any) {
+			if got["algo"] != "irls" || got["mechanism"] != "laplace" || got["releases"] != 6.0 || got["irls_iters"] != 2.0 || got["verdict"] != "PASS" {
+				t.Errorf("JSON = %v", got)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := auditTrainJSON(t, 0, tt.args...)
+			for _, key := range []string{"mode", "runs", "epsilon_lower_bound", "accountant_epsilon", "accountant_delta", "accountant",
+				"confidence", "statistic", "verdict", "select_runs", "epsilon_ceiling", "events", "best_event", "seed", "statistic_weights"} {
+				if _, ok := got[key]; !ok {
+					t.Errorf("JSON lacks %q", key)
+				}
+			}
+			if got["runs"] != 200.0 || got["select_runs"] != 40.0 || got["confidence"] != 0.95 || got["seed"] == nil || got["statistic"] == "" {
+				t.Errorf("JSON = %v", got)
+			}
+			lb, _ := got["epsilon_lower_bound"].(float64)
+			if ceil, _ := got["epsilon_ceiling"].(float64); lb < 0 || ceil < lb || ceil > 5 {
+				t.Errorf("bound %v, ceiling %v", lb, ceil)
+			}
+			tt.check(t, got)
+		})
+	}
+}
+
+// TestAuditTrainDeterministic: --seed fixes the report (but for the
+// time), whatever --workers.
+func TestAuditTrainDeterministic(t *testing.T) {
+	a := auditTrainJSON(t, 0, "--runs", "100", "--seed", "7", "--workers", "1", "--epsilon", "20")
+	b := auditTrainJSON(t, 0, "--runs", "100", "--seed", "7", "--workers", "2", "--epsilon", "20")
+	for _, m := range []map[string]any{a, b} {
+		delete(m, "seconds")
+		delete(m, "workers")
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if string(ja) != string(jb) {
+		t.Errorf("seed 7 gave two reports:\n%s\n%s", ja, jb)
+	}
+}
+
+// TestAuditTrainVerdicts: a claim far below the truth is caught, and the
+// exit status is then 1, after the report.
+func TestAuditTrainVerdicts(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"user, accountant's claim", []string{"--epsilon", "100"}, 0,
+			[]string{"accountant:   total (ε, δ) = (99.9999, 1e-06) by pld", "verdict:      PASS"}},
+		{"user at ε = 100, claim 0.5", []string{"--epsilon", "100", "--claim-epsilon", "0.5"}, 1,
+			[]string{"(the claim given by --claim-epsilon: ε = 0.5)", "verdict:      VIOLATION"}},
+		{"paper, tiny noise, claim 1", []string{"--privacy", "paper", "--variance", "1e-4", "--claim-epsilon", "1"}, 1,
+			[]string{"privacy:      NONE", "T = 30 sweeps", "verdict:      VIOLATION"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"audit", "--train", "--runs", "300", "--seed", "3"}, tt.args...)
+			out, stderr, code := dpmc(t, args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, out, stderr)
+			}
+			for _, want := range append(tt.want, "seed 3 (reproducible)", "statistic:", "lower bound:", "best event:", "cannot show more than") {
+				if !strings.Contains(out, want) {
+					t.Errorf("report lacks %q:\n%s", want, out)
+				}
+			}
+			if tt.code == 1 && !strings.HasPrefix(stderr, "dpmc: audit: VIOLATION") {
+				t.Errorf("stderr %q", stderr)
+			}
+		})
+	}
+}
+
+func TestAuditTrainUnseeded(t *testing.T) {
+	out, stderr, code := dpmc(t, "audit", "--train", "--privacy", "paper", "--iters", "2", "--runs", "100")
+	if code != 0 || !strings.Contains(out, "crypto/rand") || strings.Contains(out, "(reproducible)") || !strings.Contains(out, "NO GUARANTEE") {
+		t.Errorf("exit %d:\n%s%s", code, out, stderr)
+	}
+}
+
+func TestAuditTrainBadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--privacy", "rating"}, "--privacy"},
+		{[]string{"--algo", "sgd"}, "--algo"},
+		{[]string{"--mechanism", "cauchy"}, "--mechanism"},
+		{[]string{"--rank", "0"}, "--rank"},
+		{[]string{"--iters", "0"}, "--iters"},
+		{[]string{"--runs", "50"}, "--runs"},
+		{[]string{"--runs", "many"}, "--runs"},
+		{[]string{"--workers", "-1"}, "--workers"},
+		{[]string{"--lambda", "0"}, "--lambda"},
+		{[]string{"--max-user-ratings", "0"}, "--max-user-ratings"},
+		{[]string{"--clip-norm", "0"}, "--clip-norm"},
+		{[]string{"--epsilon", "0"}, "--epsilon"},
+		{[]string{"--delta", "0"}, "--delta"},
+		{[]string{"--delta", "1"}, "--delta"},
+		{[]string{"--confidence", "1"}, "--confidence"},
+		{[]string{"--claim-epsilon", "-1"}, "--claim-epsilon"},
+		{[]string{"--claim-delta", "0.1"}, "--claim-delta"},
+		{[]string{"--irls-iters", "3"}, "--irls-iters"},
+		{[]string{"--algo", "irls", "--irls-threshold", "-1"}, "--irls-threshold"},
+		{[]string{"--variance", "2"}, "--variance"},
+		{[]string{"--sigma", "2", "--epsilon", "1"}, "--epsilon"},
+		{[]string{"--alpha", "2"}, "--alpha"},
+		{[]string{"--mechanism", "laplace", "--sigma", "2"}, "--sigma"},
+		{[]string{"--privacy", "paper", "--epsilon", "1"}, "--epsilon"},
+		{[]string{"--privacy", "paper", "--clip-norm", "1"}, "--clip-norm"},
+		{[]string{"--privacy", "paper", "--variance", "-1"}, "--variance"},
+		{[]string{"--privacy", "paper", "--variance", "1", "--sigma", "1"}, "--variance"},
+		{[]string{"--samples", "1000"}, "--samples"},
+		{[]string{"--sensitivity", "2"}, "--sensitivity"},
+		{[]string{"--bits"}, "--bits"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			_, stderr, code := dpmc(t, append([]string{"audit", "--train"}, tt.args...)...)
+			if code != 1 || !strings.HasPrefix(stderr, "dpmc: ") || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want 1 and a dpmc error mentioning %q", code, stderr, tt.want)
+			}
+		})
+	}
+	// The training flags need --train.
+	for _, flag := range []string{"--rank", "--runs", "--privacy", "--epsilon"} {
+		_, stderr, code := dpmc(t, "audit", "--mechanism", "laplace", flag, "1")
+		if code != 1 || !strings.Contains(stderr, flag+" applies only with --train") {
+			t.Errorf("%s without --train: exit %d, stderr %q", flag, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpmc/dpmc/experiment"
+	"github.com/dpmc/dpmc/internal/atomicfile"
+	"github.com/dpmc/dpmc/internal/progress"
+)
+
+// defaultDataDirs are tried in order when --data-dir is not given.
+var defaultDataDirs = []string{"data", filepath.Join("..", "shared", "data")}
+
+func newReproduceCmd() *cobra.Command {
+	var (
+		tables, out, dataDir, report string
+		trials                       int
+		seed                         uint64
+		quick, reportOnly, force     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "reproduce",
+		Short: "Rerun the paper's experiments and write results, plots and REPRODUCTION.md",
+		Long: `reproduce reruns the experiments behind the paper's tables and writes, into
+--out, for each table N: tableN.csv (one row per trial), tableN.json (every
+trial with its settings and seeds), tableN.md (means ± standard deviations
+with 95 % confidence intervals beside the paper's numbers) and plots (PNG
+and SVG). It then renders REPRODUCTION.md from everything in --out.
+
+Tables: 1 (privacy budgets), 3, 8, 9 (synthetic, rank 5, 10, 20), 6
+(MovieLens 100k), 7 (SweetRS), privacy (every mechanism at the same
+per-release ε, which the paper does not do). Tables 6 and 7 need the data
+sets under --data-dir (movielens-100k/u1.base, movielens-100k/u1.test,
+sweetrs/ratings-final.csv) and are skipped with a message without them.
+
+--quick runs every table with fewer iterations (a smoke test, under two
+minutes on two cores); its numbers are not comparable with the paper's and
+it writes no report unless --report is given.
+
+Every run is seeded, so its noise is reproducible and NOT private: these are
+accuracy experiments.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			writeReport := report != "" && (!quick || cmd.Flags().Changed("report"))
+			if reportOnly {
+				return renderReport(stdout, out, report, force)
+			}
+			list, err := experiment.ParseTables(tables)
+			if err != nil {
+				return fmt.Errorf("--table: %w", err)
+			}
+			if !cmd.Flags().Changed("trials") && quick {
+				trials = 2
+			}
+			if trials < 1 {
+				return fmt.Errorf("--trials %d: want ≥ 1", trials)
+			}
+			if !cmd.Flags().Changed("data-dir") {
+				dataDir = defaultDataDirs[0]
+				for _, d := range defaultDataDirs {
+					if st, err := os.Stat(d); err == nil && st.IsDir() {
+						dataDir = d
+						break
+					}
+				}
+			}
+			if writeReport {
+				if err := checkReport(report, force); err != nil {
+					return err
+				}
+			}
+			if err := experiment.CheckDir(out, force); err != nil {
+				return err
+			}
+			settings := experiment.DefaultSettings()
+			if quick {
+				settings = experiment.QuickSettings()
+			}
+			cfg := experiment.Config{Tables: list, Trials: trials, Seed: seed, Quick: quick, Settings: settings, DataDir: dataDir}
+			fmt.Fprintln(stderr, "dpmc: reproduce is seeded: results are reproducible and the noise in them is NOT private")
+			reporters := map[string]*progress.Reporter{}
+			prog := func(table string, done, total int) {
+				r, ok := reporters[table]
+				if !ok {
+					r = progress.New(stderr, "table "+table)
+					reporters[table] = r
+				}
+				r.Update(done, total)
+			}
+			err = experiment.Run(cmd.Context(), cfg, prog, func(res *experiment.TableResult) error {
+				if res.Skipped != "" {
+					fmt.Fprintf(stderr, "dpmc: skipping table %s: %s\n", res.Table, res.Skipped)
+				}
+				if err := experiment.Write(out, res); err != nil {
+					return err
+				}
+				n := len(res.Results)
+				if res.Table == "1" {
+					n = len(res.Budget)
+				}
+				fmt.Fprintf(stdout, "table %-7s %4d rows  %6.1f s  → %s\n", res.Table, n, res.Seconds, filepath.Join(out, "table"+res.Table+".{json,csv,md}"))
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("reproduce: %w", err)
+			}
+			if writeReport {
+				return renderReport(stdout, out, report, true)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&tables, "table", "all", "tables to run, comma-separated: 1, 3, 6, 7, 8, 9, privacy, or all")
+	f.IntVar(&trials, "trials", 10, "trials per cell, each with its own data and noise seeds (default 2 with --quick)")
+	f.Uint64Var(&seed, "seed", 1, "root seed of every trial's data and noise seeds")
+	f.BoolVar(&quick, "quick", false, "reduced run (fewer iterations and trials) for smoke tests; not comparable with the paper")
+	f.StringVar(&dataDir, "data-dir", "", "directory holding movielens-100k/ and sweetrs/ (default: ./data, else ../shared/data)")
+	f.StringVar(&out, "out", "results", "directory for the results; created if absent, and if not empty it must hold earlier results of dpmc reproduce (or pass --force)")
+	f.StringVar(&report, "report", "REPRODUCTION.md", "report file rendered from --out after the run (not written by --quick unless given)")
+	f.BoolVar(&reportOnly, "report-only", false, "render the report from the results already in --out, without running anything")
+	f.BoolVar(&force, "force", false, "write into a non-empty --out without earlier results, and overwrite a --report file dpmc did not generate")
+	return cmd
+}
+
+// checkReport refuses to overwrite a report file that dpmc did not write,
+// unless forced.
+func checkReport(path string, force bool) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) || force {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	if strings.TrimSpace(line) != experiment.ReportMarker {
+		return fmt.Errorf("--report %s exists and was not generated by dpmc reproduce; pass --force to overwrite it", path)
+	}
+	return nil
+}
+
+func renderReport(stdout io.Writer, out, report string, force bool) error {
+	if report == "" {
+		return fmt.Errorf("--report-only needs --report")
+	}
+	if err := checkReport(report, force); err != nil {
+		return err
+	}
+	rs, err := experiment.LoadResults(out)
+	if err != nil {
+		return err
+	}
+	var search string
+	if b, err := os.ReadFile(filepath.Join(out, experiment.SearchFile)); err == nil {
+		search = string(b)
+	}
+	rel, err := filepath.Rel(filepath.Dir(report), out)
+	if err != nil {
+		rel = out
+	}
+	if err := atomicfile.Write(report, true, func(w io.Writer) error {
+		return experiment.Report(w, rs, filepath.ToSlash(rel), search)
+	}); err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	fmt.Fprintf(stdout, "report → %s\n", report)
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -234,4 +235,28 @@ func TestTallyVerdict(t *testing.T) {
 			t.Errorf("%+v: %s, want %s", tt.t, got, tt.want)
 		}
 	}
+}
+
+// FuzzParseTables checks that any --table value is either an error or a
+// list of known, distinct tables.
+func FuzzParseTables(f *testing.F) {
+	for _, s := range []string{"all", "3", "1,3,6", " 7 , privacy", "", ",", "3,3", "10", "all,3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseTables(s)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, tb := range got {
+			if seen[tb] || !slices.Contains(Tables, tb) {
+				t.Fatalf("ParseTables(%q) = %v", s, got)
+			}
+			seen[tb] = true
+		}
+		if len(got) == 0 {
+			t.Fatalf("ParseTables(%q) = no tables, no error", s)
+		}
+	})
 }

@@ -43,7 +43,8 @@ sweetrs/ratings-final.csv) and are skipped with a message without them.
 
 --quick runs every table with fewer iterations (a smoke test, under two
 minutes on two cores); its numbers are not comparable with the paper's and
-it writes no report unless --report is given.
+it writes into results-quick/ unless --out is given, and no report unless
+--report is given.
 
 Every run is seeded, so its noise is reproducible and NOT private: these are
 accuracy experiments.`,
@@ -58,8 +59,11 @@ accuracy experiments.`,
 			if err != nil {
 				return fmt.Errorf("--table: %w", err)
 			}
-			if !cmd.Flags().Changed("trials") && quick {
+			if quick && !cmd.Flags().Changed("trials") {
 				trials = 2
+			}
+			if quick && !cmd.Flags().Changed("out") {
+				out = "results-quick" // never mix smoke-test numbers into results/
 			}
 			if trials < 1 {
 				return fmt.Errorf("--trials %d: want ≥ 1", trials)

@@ -368,6 +368,20 @@ func privacyCurves(v *view, algo string) (curves []privacyCurve, best privacyCur
 	return curves, best, bestAlpha
 }
 
+// laplaceAndPre picks the Laplace curve and the Huber curve at PreAlpha
+// out of curves (nil if absent).
+func laplaceAndPre(curves []privacyCurve) (lap, pre *privacyCurve) {
+	for k := range curves {
+		switch curves[k].Label {
+		case mechLabel[MechLaplace]:
+			lap = &curves[k]
+		case fmt.Sprintf("Huber α = %g", PreAlpha):
+			pre = &curves[k]
+		}
+	}
+	return lap, pre
+}
+
 // PreAlpha is the Huber shape fixed before the equal-privacy runs: the
 // paper's α = 3.
 const PreAlpha = 3.0
@@ -385,15 +399,7 @@ func privacyMarkdown(b *strings.Builder, res *TableResult) {
 			fmt.Fprintf(b, " %s |", c.Label)
 		}
 		b.WriteString(" best α | Huber α = 3 − Laplace |\n|---|" + strings.Repeat("---|", len(curves)+2) + "\n")
-		var lap, pre *privacyCurve
-		for k := range curves {
-			switch curves[k].Label {
-			case mechLabel[MechLaplace]:
-				lap = &curves[k]
-			case fmt.Sprintf("Huber α = %g", PreAlpha):
-				pre = &curves[k]
-			}
-		}
+		lap, pre := laplaceAndPre(curves)
 		for i, e := range s.PrivacyEpsilons {
 			fmt.Fprintf(b, "| %g |", e)
 			for _, c := range curves {

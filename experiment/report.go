@@ -391,15 +391,7 @@ func Claims(rs []*TableResult) []Claim {
 		var ev []string
 		for _, algo := range syntheticAlgos {
 			curves, best, bestAlpha := privacyCurves(v, algo)
-			var lap, pre *privacyCurve
-			for k := range curves {
-				switch curves[k].Label {
-				case mechLabel[MechLaplace]:
-					lap = &curves[k]
-				case fmt.Sprintf("Huber α = %g", PreAlpha):
-					pre = &curves[k]
-				}
-			}
+			lap, pre := laplaceAndPre(curves)
 			if lap == nil || pre == nil {
 				continue
 			}

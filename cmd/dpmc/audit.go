@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/audit"
-	"github.com/dpmc/dpmc/calibrate"
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/progress"
@@ -651,24 +650,12 @@ func (a *trainAudit) setupPaper(cmd *cobra.Command, fl *auditFlags) error {
 		}
 	}
 	var err error
-	if fl.noise.explicit(cmd) {
-		if changed("variance") {
-			return fmt.Errorf("give --variance or explicit --alpha/--scale/--sigma, not both")
-		}
-		if a.noise, err = fl.noise.build(cmd); err != nil {
-			return err
-		}
-	} else if a.noise, err = calibrate.ForVariance(fl.noise.name, t.variance); err != nil {
-		return fmt.Errorf("--variance: %w", err)
-	}
-	maxRatings := 0
-	for i := range a.data.Data.Rows() {
-		items, _ := a.data.Data.Row(i)
-		maxRatings = max(maxRatings, len(items))
+	if a.noise, err = fl.noise.orVariance(cmd, t.variance); err != nil {
+		return err
 	}
 	o := a.opts
 	o.Noise = a.noise
-	rep, err := privacy.Paper(o, math.Max(math.Abs(a.data.Min), math.Abs(a.data.Max)), maxRatings, t.delta)
+	rep, err := privacy.Paper(o, math.Max(math.Abs(a.data.Min), math.Abs(a.data.Max)), maxRowLen(a.data.Data), t.delta)
 	if err != nil {
 		return fmt.Errorf("the paper's figures at --delta %g: %w", t.delta, err)
 	}

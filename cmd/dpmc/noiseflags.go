@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpmc/dpmc/calibrate"
 	"github.com/dpmc/dpmc/gaussian"
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/laplace"
@@ -119,6 +120,23 @@ func (s *seedFlag) rand(cmd *cobra.Command) (*rand.Rand, bool) {
 		return rng.Seeded(s.seed), true
 	}
 	return rng.Crypto(), false
+}
+
+// orVariance builds the mechanism from explicit --alpha/--scale/--sigma
+// if any is given, else from the noise variance v by the paper's
+// conventions (package calibrate).
+func (n *noiseFlags) orVariance(cmd *cobra.Command, v float64) (mechanism.Mechanism, error) {
+	if n.explicit(cmd) {
+		if cmd.Flags().Changed("variance") {
+			return nil, fmt.Errorf("give --variance or explicit --alpha/--scale/--sigma, not both")
+		}
+		return n.build(cmd)
+	}
+	m, err := calibrate.ForVariance(n.name, v)
+	if err != nil {
+		return nil, fmt.Errorf("--mechanism/--variance: %w", err)
+	}
+	return m, nil
 }
 
 // seededWarning is printed to stderr whenever a seeded run produces noise.

@@ -237,17 +237,7 @@ func trainNoise(cmd *cobra.Command, fl *trainFlags) (mechanism.Mechanism, error)
 		}
 		return nil, nil
 	}
-	if fl.noise.explicit(cmd) {
-		if changed("variance") {
-			return nil, fmt.Errorf("give --variance or explicit --alpha/--scale/--sigma, not both")
-		}
-		return fl.noise.build(cmd)
-	}
-	m, err := calibrate.ForVariance(fl.noise.name, fl.variance)
-	if err != nil {
-		return nil, fmt.Errorf("--mechanism/--variance: %w", err)
-	}
-	return m, nil
+	return fl.noise.orVariance(cmd, fl.variance)
 }
 
 func runTrain(cmd *cobra.Command, fl *trainFlags) error {

@@ -2,11 +2,14 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -259,4 +262,43 @@ func FuzzParseTables(f *testing.F) {
 			t.Fatalf("ParseTables(%q) = no tables, no error", s)
 		}
 	})
+}
+
+// TestRunProgressSerialized checks the Progress contract: with several
+// workers, the callback is never entered while another call is running and
+// sees every count from 1 to the total exactly once, in order.
+func TestRunProgressSerialized(t *testing.T) {
+	s := QuickSettings()
+	s.Rows, s.Cols, s.SyntheticIters = 30, 30, 2
+	cfg := Config{Tables: []string{"3"}, Trials: 1, Seed: 7, Quick: true, Settings: s, Workers: 4}
+	var inside atomic.Int32
+	var seen []int
+	overlap := false
+	prog := func(table string, done, total int) {
+		if inside.Add(1) != 1 {
+			overlap = true
+		}
+		seen = append(seen, done) // unsynchronised on purpose: the contract says it is safe
+		runtime.Gosched()
+		inside.Add(-1)
+	}
+	var total int
+	err := Run(context.Background(), cfg, prog, func(res *TableResult) error {
+		total = len(res.Results)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if overlap {
+		t.Fatal("progress callback entered concurrently")
+	}
+	if len(seen) != total || total == 0 {
+		t.Fatalf("%d progress calls for %d trials", len(seen), total)
+	}
+	for i, d := range seen {
+		if d != i+1 {
+			t.Fatalf("call %d reported done=%d, want %d", i, d, i+1)
+		}
+	}
 }

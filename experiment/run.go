@@ -52,7 +52,8 @@ type TableResult struct {
 const Generator = "dpmc reproduce"
 
 // Progress is told after every finished trial how many of the table's
-// trials are done.
+// trials are done. Run never calls it from two goroutines at once, so it
+// needs no locking of its own.
 type Progress func(table string, done, total int)
 
 // Run runs cfg's tables in order and hands each finished table to sink
@@ -276,11 +277,12 @@ func runJobs(ctx context.Context, jobs []job, workers int, data *dataCache, prog
 					continue
 				}
 				out[k] = t
+				// Report under the lock: workers finish concurrently and
+				// the callback is documented as never called concurrently.
 				mu.Lock()
 				done++
-				d := done
+				progress(done)
 				mu.Unlock()
-				progress(d)
 			}
 		}()
 	}

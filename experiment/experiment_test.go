@@ -302,3 +302,31 @@ func TestRunProgressSerialized(t *testing.T) {
 		}
 	}
 }
+
+func TestLogTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		labels []string
+	}{
+		{0.15, 2.5, []string{"0.2", "0.5", "1", "2"}},
+		{1, 20, []string{"1", "2", "5", "10", "20"}},
+		{0.03, 0.04, []string{"0.03", "0.04"}},
+		{900, 2100, []string{"1000", "2000"}},
+	} {
+		var labels []string
+		for _, tk := range (logTicks{}).Ticks(tc.lo, tc.hi) {
+			if tk.Value < tc.lo || tk.Value > tc.hi {
+				t.Errorf("[%g, %g]: tick %g outside the range", tc.lo, tc.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if !slices.Equal(labels, tc.labels) {
+			t.Errorf("[%g, %g]: labels %q, want %q", tc.lo, tc.hi, labels, tc.labels)
+		}
+	}
+	if got := (logTicks{}).Ticks(0, 1); got != nil {
+		t.Errorf("non-positive range gave %v", got)
+	}
+}

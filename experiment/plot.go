@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -136,8 +138,8 @@ func buildPlot(v *view, name string) (*plot.Plot, error) {
 		return nil, fmt.Errorf("no plot for table %s", res.Table)
 	}
 	if logXY {
-		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
-		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{}
+		p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
+		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
 	p.Add(plotter.NewGrid())
 	for k, s := range ss {
@@ -175,3 +177,37 @@ func buildPlot(v *view, name string) (*plot.Plot, error) {
 }
 
 var algoLabel = map[string]string{AlgoALS: "ALS", AlgoIRLS: "IRLS", AlgoIRLS2: "IRLS-2"}
+
+// logTicks marks a log axis at 1, 2 and 5 times each power of ten, labelled
+// as plain decimals ("0.2", "10"), with unlabelled minor ticks between (all
+// labelled when the range holds no 1, 2 or 5).
+// plot.LogTicks labels powers of ten only, in exponent form ("1e+01"), which
+// leaves an RMSE axis spanning 0.1–2 with a single label.
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0 && hi >= lo) || math.IsInf(hi, 0) {
+		return nil
+	}
+	var ticks []plot.Tick
+	for e := int(math.Floor(math.Log10(lo))); e <= int(math.Ceil(math.Log10(hi))); e++ {
+		for d := 1; d <= 9; d++ {
+			// Round to 3 significant digits so 3·10⁻¹ prints as 0.3.
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(d)*math.Pow10(e), 'g', 3, 64), 64)
+			if v < lo || v > hi {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if d == 1 || d == 2 || d == 5 {
+				t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	if !slices.ContainsFunc(ticks, func(t plot.Tick) bool { return t.Label != "" }) {
+		for i := range ticks { // a narrow range: label what there is
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', -1, 64)
+		}
+	}
+	return ticks
+}

@@ -75,20 +75,32 @@ func Write(dir string, res *TableResult) error {
 	}); err != nil {
 		return err
 	}
-	if res.Skipped != "" {
-		return put(mdName(res.Table), func(w io.Writer) error {
-			_, err := fmt.Fprintf(w, "Table %s was not run: %s\n", res.Table, res.Skipped)
+	if res.Skipped == "" {
+		if err := put(csvName(res.Table), func(w io.Writer) error { return writeCSV(w, res) }); err != nil {
 			return err
-		})
+		}
 	}
-	if err := put(csvName(res.Table), func(w io.Writer) error { return writeCSV(w, res) }); err != nil {
-		return err
+	return Render(dir, res)
+}
+
+// Render writes what is derived from res alone into dir: tableN.md and, for
+// tables with trials, the plots (PNG and SVG). Write calls it; `dpmc
+// reproduce --report-only` calls it on results read back with ReadTable, so
+// a change to the presentation never needs the experiments rerun. Existing
+// files are replaced atomically.
+func Render(dir string, res *TableResult) error {
+	md := Markdown(res, "")
+	if res.Skipped != "" {
+		md = fmt.Sprintf("Table %s was not run: %s\n", res.Table, res.Skipped)
 	}
-	if err := put(mdName(res.Table), func(w io.Writer) error {
-		_, err := io.WriteString(w, Markdown(res, ""))
+	if err := atomicfile.Write(filepath.Join(dir, mdName(res.Table)), true, func(w io.Writer) error {
+		_, err := io.WriteString(w, md)
 		return err
 	}); err != nil {
-		return err
+		return fmt.Errorf("table %s: %w", res.Table, err)
+	}
+	if res.Skipped != "" {
+		return nil
 	}
 	return writePlots(dir, res)
 }

@@ -131,7 +131,7 @@ accuracy experiments.`,
 	f.StringVar(&dataDir, "data-dir", "", "directory holding movielens-100k/ and sweetrs/ (default: ./data, else ../shared/data)")
 	f.StringVar(&out, "out", "results", "directory for the results; created if absent, and if not empty it must hold earlier results of dpmc reproduce (or pass --force)")
 	f.StringVar(&report, "report", "REPRODUCTION.md", "report file rendered from --out after the run (not written by --quick unless given)")
-	f.BoolVar(&reportOnly, "report-only", false, "render the report from the results already in --out, without running anything")
+	f.BoolVar(&reportOnly, "report-only", false, "re-render the report, each table's Markdown and the plots from the results already in --out, without running anything")
 	f.BoolVar(&force, "force", false, "write into a non-empty --out without earlier results, and overwrite a --report file dpmc did not generate")
 	return cmd
 }
@@ -164,6 +164,11 @@ func renderReport(stdout io.Writer, out, report string, force bool) error {
 	rs, err := experiment.LoadResults(out)
 	if err != nil {
 		return err
+	}
+	for _, r := range rs {
+		if err := experiment.Render(out, r); err != nil {
+			return err
+		}
 	}
 	var search string
 	if b, err := os.ReadFile(filepath.Join(out, experiment.SearchFile)); err == nil {

@@ -62,6 +62,19 @@ func TestReproduceQuickTable3(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(b), experiment.ReportMarker) {
 		t.Fatalf("report: %v", err)
 	}
+	// --report-only re-renders the derived files from the JSON alone.
+	md, _ := os.ReadFile(filepath.Join(out, "table3.md"))
+	os.Remove(filepath.Join(out, "table3.md"))
+	os.Remove(filepath.Join(out, "table3_variance2.svg"))
+	if _, stderr, code := dpmc(t, "reproduce", "--report-only", "--out", out, "--report", report); code != 0 {
+		t.Fatalf("--report-only: exit %d: %s", code, stderr)
+	}
+	if md2, err := os.ReadFile(filepath.Join(out, "table3.md")); err != nil || string(md2) != string(md) {
+		t.Errorf("--report-only: table3.md not re-rendered identically (%v)", err)
+	}
+	if st, err := os.Stat(filepath.Join(out, "table3_variance2.svg")); err != nil || st.Size() == 0 {
+		t.Errorf("--report-only: plot not re-rendered: %v", err)
+	}
 	// The same seed gives the same numbers.
 	again := filepath.Join(dir, "again")
 	if _, stderr, code := dpmc(t, "reproduce", "--quick", "--table", "3", "--out", again, "--seed", "3"); code != 0 {

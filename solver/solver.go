@@ -113,6 +113,12 @@ type Options struct {
 	// and the package documentation); it requires Lambda > 0. Nil keeps
 	// the paper's algorithms exactly.
 	UserLevel *UserLevel
+	// StartV, if not nil, is the item factor matrix V (Cols × Rank,
+	// row-major) to start from, instead of N(0, 1) draws; Train copies it.
+	// It must not depend on the ratings: a public, data-independent start
+	// (a fixed seed, say) leaves every privacy guarantee unchanged, while
+	// one fitted to the data is a release the accounting does not cover.
+	StartV []float64
 	// Seed, when Seeded, makes initialization and noise reproducible
 	// (and therefore not private). Otherwise both come from crypto/rand.
 	Seed   uint64
@@ -183,6 +189,16 @@ func Train(ctx context.Context, x *ratings.Matrix, opts Options) (*Model, error)
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
+	if opts.StartV != nil {
+		if want := x.Cols() * opts.Rank; len(opts.StartV) != want {
+			return nil, fmt.Errorf("solver: %w: StartV has %d values, want items × rank = %d × %d = %d", check.ErrParam, len(opts.StartV), x.Cols(), opts.Rank, want)
+		}
+		for k, v := range opts.StartV {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("solver: %w: StartV[%d] (item %d, factor %d) = %v, want finite", check.ErrParam, k, k/opts.Rank, k%opts.Rank, v)
+			}
+		}
+	}
 	if opts.UserLevel != nil {
 		ul := *opts.UserLevel // the caller's may change while we train
 		opts.UserLevel = &ul
@@ -241,9 +257,14 @@ func newTrainer(x *ratings.Matrix, opts *Options) *trainer {
 	return t
 }
 
-// initItems fills V with N(0, 1) entries; U is computed from it first.
+// initItems fills V with N(0, 1) entries, or copies StartV; U is computed
+// from it first.
 func (t *trainer) initItems(ctx context.Context) error {
 	r := t.opts.Rank
+	if t.opts.StartV != nil {
+		copy(t.model.V, t.opts.StartV)
+		return ctx.Err()
+	}
 	return t.parallel(ctx, t.x.Cols(), func(w *worker, j int) error {
 		rnd := w.rand(0, phaseInit, j)
 		for k := range t.model.ItemFactor(j) {

@@ -184,6 +184,43 @@ func TestNoiseIsApplied(t *testing.T) {
 	}
 }
 
+// TestStartV checks that a given start replaces the random one: with no
+// noise the result no longer depends on the seed, the caller's slice is
+// not modified, and with noise two seeds still differ.
+func TestStartV(t *testing.T) {
+	p := problem(t, 40, 30, 2, 0.4)
+	start := make([]float64, 30*2)
+	for k := range start {
+		start[k] = 1 + 0.1*float64(k%7)
+	}
+	orig := append([]float64(nil), start...)
+	lap, _ := laplace.New(0.5)
+	for _, o := range []Options{
+		{Algorithm: ALS},
+		{Algorithm: IRLS, IRLSIters: 2, Threshold: 1, Init: InitWarm},
+	} {
+		o.Rank, o.Lambda, o.Iters, o.Seeded, o.StartV = 2, 0.5, 3, true, start
+		o.Seed = 1
+		a := train(t, p.Observed, o)
+		o.Seed = 2
+		b := train(t, p.Observed, o)
+		if maxDiff(a.V, b.V) != 0 {
+			t.Errorf("%v without noise: the seed still matters with StartV", o.Algorithm)
+		}
+		o.StartV = nil
+		if c := train(t, p.Observed, o); maxDiff(a.V, c.V) == 0 {
+			t.Errorf("%v: StartV was ignored", o.Algorithm)
+		}
+		o.StartV, o.Noise = start, lap
+		if d := train(t, p.Observed, o); maxDiff(a.V, d.V) == 0 {
+			t.Errorf("%v: noise had no effect with StartV", o.Algorithm)
+		}
+	}
+	if maxDiff(start, orig) != 0 {
+		t.Error("Train modified StartV")
+	}
+}
+
 func TestUnseededDrawsFromCrypto(t *testing.T) {
 	p := problem(t, 30, 20, 2, 0.5)
 	o := Options{Rank: 2, Lambda: 0.5, Iters: 2}
@@ -227,6 +264,8 @@ func TestBadOptions(t *testing.T) {
 		{Options{Rank: 2, Iters: 1, Algorithm: IRLS, Threshold: 1}, "irls iters"},
 		{Options{Rank: 2, Iters: 1, Algorithm: IRLS, IRLSIters: 2}, "threshold"},
 		{Options{Rank: 2, Iters: 1, Algorithm: 7}, "algorithm"},
+		{Options{Rank: 2, Iters: 1, StartV: make([]float64, 19)}, "StartV has 19 values, want items × rank = 10 × 2 = 20"},
+		{Options{Rank: 2, Iters: 1, StartV: append(make([]float64, 5), math.Inf(1), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)}, "StartV[5] (item 2, factor 1)"},
 	} {
 		if _, err := Train(context.Background(), p.Observed, tt.o); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Train(%+v) err = %v, want mention of %q", tt.o, err, tt.want)

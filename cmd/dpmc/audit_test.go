@@ -161,7 +161,7 @@ func TestAuditHelp(t *testing.T) {
 		"--claim-epsilon", "--claim-delta", "--samples", "(default 1000000)", "--seed", "crypto/rand", "--dims",
 		"--bits", "--at", "--confidence", "(default 0.95)", "--json", "PASS", "VIOLATION", "Mironov",
 		"--train", "--privacy", "--runs", "(default 1000)", "--epsilon", "--delta", "--max-user-ratings", "--clip-norm",
-		"--variance", "--algo", "--rank", "--iters", "--irls-iters", "--lambda", "--workers", "V Vᵀ", "20 %"} {
+		"--variance", "--algo", "--rank", "--iters", "--irls-iters", "--lambda", "--workers", "V Vᵀ", "20 %", "--start", "public"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help audit lacks %q", want)
 		}
@@ -200,7 +200,7 @@ func TestAuditTrainJSON(t *testing.T) {
 	}{
 		{"user", []string{"--runs", "200", "--seed", "1"}, func(t *testing.T, got map[string]any) {
 			if got["mode"] != "user" || got["verdict"] != "PASS" || got["accountant"] != "pld" || got["accountant_delta"] != 1e-6 ||
-				got["claimed_epsilon"] != got["accountant_epsilon"] || got["calibrated"] != true || got["iters"] != 3.0 ||
+				got["claimed_epsilon"] != got["accountant_epsilon"] || got["calibrated"] != true || got["iters"] != 3.0 || got["start"] != "public" ||
 				!strings.HasPrefix(got["guarantee"].(string), "user-level") || got["user_level"] == nil {
 				t.Errorf("JSON = %v", got)
 			}
@@ -292,6 +292,22 @@ func TestAuditTrainVerdicts(t *testing.T) {
 	}
 }
 
+// TestAuditTrainPublicStart: from one public start the runs differ only by
+// the noise, and the paper's un-noised Gram matrices show after 3 sweeps
+// (seed 1: ε ≥ 3.40, the ceiling of 300 runs), where random starts hide
+// them (ε ≥ 0).
+func TestAuditTrainPublicStart(t *testing.T) {
+	args := []string{"--privacy", "paper", "--iters", "3", "--runs", "300", "--seed", "1", "--claim-epsilon", "1"}
+	pub := auditTrainJSON(t, 1, append(args, "--start", "public")...)
+	rnd := auditTrainJSON(t, 0, append(args, "--start", "random")...)
+	if pub["start"] != "public" || rnd["start"] != "random" || pub["verdict"] != "VIOLATION" {
+		t.Errorf("start %v / %v, verdict %v", pub["start"], rnd["start"], pub["verdict"])
+	}
+	if p, r := pub["epsilon_lower_bound"].(float64), rnd["epsilon_lower_bound"].(float64); !(p > r+1) {
+		t.Errorf("lower bound %v from a public start, %v from random starts; want the public one clearly larger", p, r)
+	}
+}
+
 func TestAuditTrainUnseeded(t *testing.T) {
 	out, stderr, code := dpmc(t, "audit", "--train", "--privacy", "paper", "--iters", "2", "--runs", "100")
 	if code != 0 || !strings.Contains(out, "crypto/rand") || strings.Contains(out, "(reproducible)") || !strings.Contains(out, "NO GUARANTEE") {
@@ -334,6 +350,7 @@ func TestAuditTrainBadFlags(t *testing.T) {
 		{[]string{"--samples", "1000"}, "--samples"},
 		{[]string{"--sensitivity", "2"}, "--sensitivity"},
 		{[]string{"--bits"}, "--bits"},
+		{[]string{"--start", "fixed"}, "--start"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

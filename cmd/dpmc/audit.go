@@ -116,12 +116,13 @@ tiny built-in data set D (12 users × 6 items on the scale [1, 5]: 11 users
 of moderate rank-2 ratings and user 11 rating 5 on every item) and --runs
 times on D without user 11, each run on one thread with its own seed, and
 audits one statistic of the released item factors V. By default (--start
-public) every run starts from the same V₀, drawn once from --seed or
-crypto/rand: V₀ does not depend on the data, so the guarantee under test is
+public) every run starts from the same V₀, drawn once from the audit's root
+seed: V₀ does not depend on the data, so the guarantee under test is
 unchanged, and the runs differ only by the privacy noise (and the sampled
-contributions), which makes the audit far stronger. --start random gives
-each run its own start, as dpmc train does. The statistic is a function of
-V Vᵀ, which does not change when V's columns are rotated: an entry, a cosine between two items' factors, the trace,
+contributions), which lets short trainings be audited (see --iters).
+--start random gives each run its own start, as dpmc train does. The
+statistic is a function of V Vᵀ, which does not change when V's columns are
+rotated: an entry, a cosine between two items' factors, the trace,
 ‖Σⱼ vⱼ‖², the mean cosine, or a Fisher discriminant of all of them. It is
 chosen on 20 % more runs per side that are not audited, so the bound stays
 exact. Training is --algo, --rank, --lambda, --iters (and --irls-iters,
@@ -504,6 +505,10 @@ type trainAudit struct {
 	claim     mechanism.Guarantee
 	hasClaim  bool
 	claimFrom string
+	// root is the root seed of the runs and of V₀; seeded says it came
+	// from --seed rather than crypto/rand.
+	root   uint64
+	seeded bool
 }
 
 // setupTrainAudit checks the --train flags and builds the configuration.
@@ -567,14 +572,17 @@ func setupTrainAudit(cmd *cobra.Command, fl *auditFlags) (*trainAudit, error) {
 		Algorithm: algo, Rank: t.rank, Lambda: t.lambda, Iters: t.iters, IRLSIters: t.irlsIters,
 		Threshold: t.threshold, Init: solver.InitWarm,
 	}}
+	// The root of every seed of the audit: --seed, or drawn here so that
+	// the report's "--seed N replays this audit" covers V₀ too.
+	a.seeded, a.root = changed("seed"), fl.seed.seed
+	if !a.seeded {
+		a.root = rng.Crypto().Uint64()
+	}
 	switch t.start {
 	case "public":
 		// One start for every run, selection and audited alike. It is
 		// drawn before any run and independently of the data.
-		src := rng.Crypto()
-		if changed("seed") {
-			src = rng.Stream(fl.seed.seed, auditStartStream)
-		}
+		src := rng.Stream(a.root, auditStartStream)
 		a.opts.StartV = make([]float64, data.Data.Cols()*t.rank)
 		for k := range a.opts.StartV {
 			a.opts.StartV[k] = src.NormFloat64()
@@ -713,7 +721,7 @@ func runTrainAudit(cmd *cobra.Command, fl *auditFlags) error {
 	opts := audit.TrainOptions{
 		Options: audit.Options{Claim: a.claim, Confidence: fl.confidence},
 		Data:    a.data.Data, Neighbour: a.data.Neighbour, Fit: a.fit,
-		Runs: fl.train.runs, Seeded: cmd.Flags().Changed("seed"), Seed: fl.seed.seed, Workers: fl.train.workers,
+		Runs: fl.train.runs, Seeded: true, Seed: a.root, Workers: fl.train.workers,
 	}
 	rep := progress.New(cmd.ErrOrStderr(), "audit: training")
 	opts.Progress = rep.Update
@@ -820,7 +828,7 @@ func (r *trainAuditReport) writeText(w io.Writer) error {
 			per, p.Sensitivity.L1, p.ReleasesPerUser, a.data.Target, *p.TotalEpsilon, *p.TotalDelta, p.Accountant)
 	}
 	seed := fmt.Sprintf("seeds derived from the root %d drawn from crypto/rand (--seed %d replays this audit)", res.RootSeed, res.RootSeed)
-	if res.Seeded {
+	if a.seeded {
 		seed = fmt.Sprintf("seed %d (reproducible)", res.RootSeed)
 	}
 	fmt.Fprintf(&b, "runs:         %d audited + %d selection runs on D and on D′ = D without user %d, one thread each, %d at once; %s\n",
@@ -858,7 +866,7 @@ func (r *trainAuditReport) writeText(w io.Writer) error {
 func (r *trainAuditReport) writeJSON(w io.Writer) error {
 	a, res, p := r.a, r.res, r.a.report
 	var seed *uint64
-	if res.Seeded {
+	if a.seeded {
 		seed = &res.RootSeed
 	}
 	var claimEps, claimDelta *float64
@@ -922,6 +930,7 @@ func (r *trainAuditReport) writeJSON(w io.Writer) error {
 		Candidates         int                `json:"candidates"`
 		BestEvent          *jsonEvent         `json:"best_event"`
 		Seed               *uint64            `json:"seed"`
+		RootSeed           uint64             `json:"root_seed"`
 		Workers            int                `json:"workers"`
 		Seconds            float64            `json:"seconds"`
 		Verdict            string             `json:"verdict"`
@@ -935,7 +944,7 @@ func (r *trainAuditReport) writeJSON(w io.Writer) error {
 		PerReleaseEpsilon: p.PerReleaseEpsilon, ClaimedEpsilon: claimEps, ClaimedDelta: claimDelta,
 		Confidence: res.Confidence, IntervalConfidence: res.IntervalConfidence, Events: res.Events,
 		Statistic: res.Statistic, StatisticWeights: weights, Separation: res.Separation, Candidates: res.Candidates,
-		BestEvent: toJSONEvent(res.Best), Seed: seed, Workers: r.workers, Seconds: r.elapsed.Seconds(), Verdict: r.verdict(),
+		BestEvent: toJSONEvent(res.Best), Seed: seed, RootSeed: res.RootSeed, Workers: r.workers, Seconds: r.elapsed.Seconds(), Verdict: r.verdict(),
 	}
 	if out.BestEvent != nil {
 		out.BestEvent.Numerator = auditTrainSide(res.Best.Numerator)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -312,6 +313,25 @@ func TestAuditTrainUnseeded(t *testing.T) {
 	out, stderr, code := dpmc(t, "audit", "--train", "--privacy", "paper", "--iters", "2", "--runs", "100")
 	if code != 0 || !strings.Contains(out, "crypto/rand") || strings.Contains(out, "(reproducible)") || !strings.Contains(out, "NO GUARANTEE") {
 		t.Errorf("exit %d:\n%s%s", code, out, stderr)
+	}
+	// The root seed it reports replays it, public start included.
+	args := []string{"audit", "--train", "--json", "--privacy", "paper", "--iters", "2", "--runs", "100"}
+	out, stderr, code = dpmc(t, args...)
+	var first map[string]any
+	var exact struct {
+		Root *uint64 `json:"root_seed"` // a uint64: read exactly, not through a float64
+	}
+	if err := json.Unmarshal([]byte(out), &first); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v: %s", code, err, stderr)
+	}
+	if err := json.Unmarshal([]byte(out), &exact); err != nil || exact.Root == nil || first["seed"] != nil {
+		t.Fatalf("root_seed %v, seed %v (%v)", exact.Root, first["seed"], err)
+	}
+	again := auditTrainJSON(t, 0, append(args[3:], "--seed", strconv.FormatUint(*exact.Root, 10))...)
+	for _, key := range []string{"epsilon_lower_bound", "statistic", "selection_separation", "root_seed"} {
+		if first[key] != again[key] {
+			t.Errorf("%s: %v unseeded, %v replayed", key, first[key], again[key])
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -85,6 +86,15 @@ const (
 
 // MinSamples is the smallest number of values per side that Audit accepts.
 const MinSamples = 20
+
+// resolveWorkers checks a Workers option: 0 means GOMAXPROCS, otherwise
+// it must be in [1, 4096].
+func resolveWorkers(w int) (int, error) {
+	if w == 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	return w, check.InRange("workers", float64(w), 1, 4096)
+}
 
 // resolve checks o and fills in the defaults. All argument checks of the
 // package's options are here or in MechanismOptions.resolve.

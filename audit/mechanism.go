@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 
 	"github.com/dpmc/dpmc/internal/check"
@@ -89,10 +88,7 @@ func (o MechanismOptions) resolve(m Noise) (MechanismOptions, error) {
 	if err := check.Finite("at", o.At); err != nil {
 		return o, err
 	}
-	if o.Workers == 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if err := check.InRange("workers", float64(o.Workers), 1, 4096); err != nil {
+	if o.Workers, err = resolveWorkers(o.Workers); err != nil {
 		return o, err
 	}
 	return o, nil

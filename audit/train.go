@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -145,10 +144,7 @@ func (o TrainOptions) resolve() (TrainOptions, error) {
 	if err := check.InRange("select runs", float64(o.SelectRuns), MinSelectRuns, 1e7); err != nil {
 		return o, err
 	}
-	if o.Workers == 0 {
-		o.Workers = runtime.GOMAXPROCS(0)
-	}
-	if err := check.InRange("workers", float64(o.Workers), 1, 4096); err != nil {
+	if o.Workers, err = resolveWorkers(o.Workers); err != nil {
 		return o, err
 	}
 	return o, nil

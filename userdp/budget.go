@@ -1,0 +1,136 @@
+package userdp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/dpmc/dpmc/gaussian"
+)
+
+// Release is one Gaussian release of the pipeline: a vector statistic with
+// ℓ2 sensitivity L2 (under adding or removing one user, in the statistic's
+// units) and i.i.d. N(0, Sigma²) noise on every coordinate. Its privacy is
+// μ-GDP with μ = L2/Sigma (Dong, Roth & Su 2019), and releases compose
+// exactly: k Gaussian releases, chosen adaptively, are √(Σ μᵢ²)-GDP.
+type Release struct {
+	// Name says what was released, e.g. "item counts".
+	Name string `json:"name"`
+	// L2 is the ℓ2 sensitivity of the whole released vector.
+	L2 float64 `json:"l2_sensitivity"`
+	// Sigma is the noise standard deviation per coordinate.
+	Sigma float64 `json:"sigma"`
+	// Times is how many times a release of this shape is made (the ALS
+	// steps for the factor statistics); 1 otherwise.
+	Times int `json:"times"`
+}
+
+// Mu returns the release's GDP parameter over all of its Times: √Times·L2/Sigma.
+func (r Release) Mu() float64 { return math.Sqrt(float64(r.Times)) * r.L2 / r.Sigma }
+
+// ComposeMu returns the GDP parameter of all releases together,
+// √(Σ Timesᵢ·(L2ᵢ/Sigmaᵢ)²): exact for adaptively chosen Gaussian releases.
+func ComposeMu(rs []Release) float64 {
+	var s float64
+	for _, r := range rs {
+		m := r.Mu()
+		s += m * m
+	}
+	return math.Sqrt(s)
+}
+
+// GDPDelta returns δ(ε) of a μ-GDP mechanism: the exact privacy curve of
+// the Gaussian mechanism with Δ/σ = μ (Balle & Wang 2018), which is also
+// the exact curve of any composition of Gaussian mechanisms whose GDP
+// parameters compose to μ.
+func GDPDelta(mu, epsilon float64) float64 {
+	if mu <= 0 {
+		return 0
+	}
+	d, err := gaussian.Delta(1, mu, epsilon)
+	if err != nil {
+		return 1
+	}
+	return d
+}
+
+// GDPEpsilon returns the least ε ≥ 0 with GDPDelta(mu, ε) ≤ delta.
+func GDPEpsilon(mu, delta float64) (float64, error) {
+	if mu <= 0 {
+		return 0, nil
+	}
+	return gaussian.Epsilon(1, mu, delta)
+}
+
+// MuFor returns the largest μ whose privacy curve meets (epsilon, delta):
+// GDPDelta(μ, epsilon) ≤ delta. It returns an error unless epsilon > 0
+// and delta ∈ (0, 1).
+func MuFor(epsilon, delta float64) (float64, error) {
+	if !(epsilon > 0) || math.IsInf(epsilon, 0) {
+		return 0, fmt.Errorf("userdp: %w: epsilon = %v, want a finite number > 0", ErrParam, epsilon)
+	}
+	if !(delta > 0 && delta < 1) {
+		return 0, fmt.Errorf("userdp: %w: delta = %v, want in (0, 1)", ErrParam, delta)
+	}
+	// δ(ε) grows with μ: bisect on log μ.
+	lo, hi := -30.0, 0.0
+	for GDPDelta(math.Exp(hi), epsilon) <= delta {
+		lo, hi = hi, hi+2
+		if hi > 20 {
+			return math.Exp(lo), nil
+		}
+	}
+	for range 200 {
+		mid := (lo + hi) / 2
+		if mid == lo || mid == hi {
+			break
+		}
+		if GDPDelta(math.Exp(mid), epsilon) <= delta {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Exp(lo), nil
+}
+
+// SelectionDelta returns the probability bound that private item
+// selection releases an item that only the added (or removed) user rated:
+//
+//	δ_sel(τ) = max over 1 ≤ n ≤ maxItems of n · P[1/√n + N(0, σ²) ≥ τ].
+//
+// A user with n contributed items adds weight 1/√n to each item's count
+// (so the count vector's ℓ2 sensitivity is 1), and an item that exists
+// only because of that user has count exactly 1/√n; at most n such items
+// exist, and the union bound over them gives the term for n. See the
+// package documentation for why δ_sel adds to the δ of the Gaussian
+// releases.
+func SelectionDelta(tau, sigma float64, maxItems int) float64 {
+	var worst float64
+	for n := 1; n <= maxItems; n++ {
+		z := (tau - 1/math.Sqrt(float64(n))) / sigma
+		p := float64(n) * 0.5 * math.Erfc(z/math.Sqrt2)
+		worst = math.Max(worst, p)
+	}
+	return worst
+}
+
+// SelectionThreshold returns the least threshold τ (in weighted-count
+// units) with SelectionDelta(τ, sigma, maxItems) ≤ delta.
+func SelectionThreshold(sigma float64, maxItems int, delta float64) float64 {
+	lo, hi := 1.0, 2.0
+	for SelectionDelta(hi, sigma, maxItems) > delta {
+		lo, hi = hi, 2*hi
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if mid == lo || mid == hi {
+			break
+		}
+		if SelectionDelta(mid, sigma, maxItems) > delta {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}

@@ -1,0 +1,77 @@
+// Package userdp trains recommendation models with user-level
+// differential privacy that are worth using: a noisy global mean, noisy
+// item biases and (optionally) noisy item factors are released; each user
+// computes their own bias and factor from the release and their own
+// ratings (the billboard model of Chien et al. 2021), so every prediction
+// is joint-DP and nothing per user is ever released.
+//
+//	opts := userdp.Defaults(epsilon, 1e-6, 1, 5) // rule documented on Defaults
+//	res, err := userdp.Train(ctx, train, opts)   // res is the release
+//	users := res.FoldInAll(train)                // each user's local part, for evaluation
+//
+// # What is released, and its sensitivity
+//
+// The privacy unit is one user with all of the user's ratings. Each user
+// contributes at most MaxItemsPerUser ratings (a uniform random subset
+// beyond that) to the releases; with n such ratings the user's weights
+// have ℓ2 norm 1. Every release is Gaussian; Δ₂ is the ℓ2 norm of one
+// user's whole contribution:
+//
+//   - global mean (unless a public Center is given): Σ_users (m_u − mid),
+//     m_u the user's mean contributed rating and mid the scale's midpoint,
+//     Δ₂ = (max − min)/2; and the number of users, Δ₂ = 1.
+//   - item counts: each user adds 1/√n to each contributed item, so the
+//     count vector moves by (Σ 1/n)^½ = 1 in ℓ2.
+//   - item bias sums: each user adds (1/√n)·clip(x − μ − β_u, ±B_b) to
+//     each released item, β_u the user's own shrunk mean offset;
+//     Δ₂ ≤ B_b·(Σ 1/n)^½ = B_b. The released bias is
+//     b_j = S̃_j·W̃_j / (W̃_j² + λ_b·W̃_j + σ_S²/τ_b²): the Bayes estimate
+//     under a N(0, τ_b²) prior when both S and W carry Gaussian noise, and
+//     S/(W + λ_b) without noise.
+//   - with Rank > 0, a start and ALS steps. Factor-step weights are
+//     w_j ∝ a_j over the user's head items with ‖w‖₂ = 1 (a_j = 1, or
+//     n̂_j^(−β) with adaptive weights — the allocation that minimizes the
+//     popularity-weighted noise variance Σ_j n_j·σ²/W_j² subject to
+//     Σ_users ‖w‖² ≤ users is w_j ∝ n_j^(−½)); user factors are clipped to
+//     ‖ũ‖ ≤ C and residuals to ±B_r. The start releases
+//     M = Σ_u z zᵀ over the most popular items, z_j = w_j·r̃_j, with
+//     Δ₂ ≤ ‖z‖² ≤ B_r². Each ALS step releases every head item's Gram
+//     matrix Σ w ũũᵀ (lower triangle; Δ₂ ≤ C²·‖w‖₂ = C²) and right-hand
+//     side Σ w r̃ ũ (Δ₂ ≤ B_r·C). Items are solved by ridge regression with
+//     λ_j = λ·Ŵ_j + σ_G√r + κ·σ_h², the shift raised until the noisy matrix
+//     is positive definite (post-processing).
+//
+// Each user's own quantities (β_u, factor, the choice of subset) depend
+// only on the release so far and the user's own data, so the bounds hold
+// whatever they are, and the steps compose adaptively.
+//
+// # Items: catalogue or private selection
+//
+// With Options.Items (a public catalogue) the model has exactly one row
+// per catalogue item, whatever the data; an item nobody rated gets
+// noise-only statistics and falls back to a zero bias. Ratings of other
+// items are dropped and counted (evaluation only). Without a catalogue an
+// item is released only if its noisy count W̃_j reaches a threshold τ
+// (Gaussian partition selection): an item that exists only because of one
+// user has count 1/√n for that user's n items, so the chance that any of
+// them is released is at most δ_sel = max_n n·P[1/√n + N(0, σ²) ≥ τ], and
+// τ is set so that δ_sel is SelectionDelta·δ. Released items are listed
+// in a canonical ID order (never in file order, which is data).
+//
+// # Accounting
+//
+// A Gaussian release with sensitivity Δ₂ and noise σ is μ-GDP with
+// μ = Δ₂/σ (Dong, Roth & Su 2019), and adaptive composition of Gaussian
+// mechanisms is exactly √(Σμᵢ²)-GDP, whose (ε, δ) curve is the Gaussian
+// mechanism's own (Balle & Wang 2018). The pipeline finds the μ that meets
+// (ε, δ − δ_sel) and gives each release the share of μ² that Options.Shares
+// says. Private selection adds δ_sel: the output on a neighbour differs
+// from a pure Gaussian-mechanism output only on the event that an item of
+// the extra user alone is released, which has probability ≤ δ_sel. The
+// report lists every release with Δ₂, σ and μ.
+//
+// The guarantee holds for unseeded runs (every draw from crypto/rand) and
+// for options chosen without looking at the data. Seeded runs are for
+// experiments and say so. Noise is drawn in floating point (see the
+// README for what that leaves open).
+package userdp

@@ -1,0 +1,106 @@
+package userdp
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Report is the privacy statement of one Train run: what was released,
+// with which noise, and the total guarantee. It holds no figure computed
+// from the raw data except under Evaluation, which is marked as
+// evaluation-only everywhere it is printed.
+type Report struct {
+	// Unit is the privacy unit: "user" (adding or removing one user with
+	// all of the user's ratings).
+	Unit string `json:"unit"`
+	// Mode is "user".
+	Mode string `json:"mode"`
+	// Guarantee says in words what is proved, or "none …".
+	Guarantee string `json:"guarantee"`
+	// NoNoise is set for the non-private baseline.
+	NoNoise bool `json:"no_noise"`
+	// Epsilon and Delta are the target total.
+	Epsilon float64 `json:"target_epsilon"`
+	Delta   float64 `json:"target_delta"`
+	// Items says how the released item list was chosen.
+	Items string `json:"items"`
+	// Center says where the released global centre comes from.
+	Center string `json:"center"`
+	// Factors says whether factors were released and why.
+	Factors string `json:"factors"`
+	// Releases lists every noisy release with its sensitivity and noise.
+	Releases []Release `json:"releases"`
+	// Mu is the GDP parameter of all releases together (exact
+	// composition of Gaussian mechanisms).
+	Mu float64 `json:"gdp_mu"`
+	// SelectionDelta is the δ spent on private item selection (0 with a
+	// catalogue) and Threshold the weighted-count threshold it sets.
+	SelectionDelta float64 `json:"selection_delta"`
+	Threshold      float64 `json:"selection_threshold"`
+	// TotalEpsilon and TotalDelta are the proved total: δ(ε) of the
+	// composed GDP curve plus SelectionDelta.
+	TotalEpsilon float64 `json:"total_epsilon"`
+	TotalDelta   float64 `json:"total_delta"`
+	// Accountant names how the total was computed.
+	Accountant string `json:"accountant"`
+	// Evaluation holds figures computed from the raw data for the
+	// operator's evaluation. They are NOT released and NOT covered by the
+	// guarantee; do not publish them.
+	Evaluation Evaluation `json:"evaluation_only_not_released"`
+}
+
+// Evaluation holds exact, non-private figures about a run, for the
+// operator only.
+type Evaluation struct {
+	// DroppedOutsideCatalogue counts training ratings of items not in the
+	// catalogue.
+	DroppedOutsideCatalogue int `json:"dropped_outside_catalogue"`
+}
+
+// finish composes the releases into the total.
+func (r *Report) finish() {
+	mu := ComposeMu(r.Releases)
+	r.Mu = mu
+	deltaGDP := r.Delta - r.SelectionDelta
+	eps, err := GDPEpsilon(mu, deltaGDP)
+	if err != nil {
+		eps = math.Inf(1)
+	}
+	r.TotalEpsilon = eps
+	r.TotalDelta = GDPDelta(mu, eps) + r.SelectionDelta
+	r.Accountant = "Gaussian DP (μ-GDP): exact composition of the Gaussian releases, δ(ε) from the Gaussian privacy curve; plus the selection δ"
+}
+
+// WriteText writes the report as indented lines, in the style of dpmc
+// train's summary.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	if r.NoNoise {
+		p("privacy:    NONE — %s", r.Guarantee)
+		p("            items: %s; centre: %s; factors: %s", r.Items, r.Center, r.Factors)
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	p("privacy:    %s", r.Guarantee)
+	p("            total: ε = %.4g, δ = %.3g (target ε = %g, δ = %g; %s)", r.TotalEpsilon, r.TotalDelta, r.Epsilon, r.Delta, r.Accountant)
+	p("            items: %s", r.Items)
+	if r.SelectionDelta > 0 {
+		p("            selection: threshold %.4g on the noisy weighted count, δ_sel = %.3g", r.Threshold, r.SelectionDelta)
+	}
+	p("            centre: %s", r.Center)
+	p("            factors: %s", r.Factors)
+	p("            releases (Gaussian noise, ℓ2 sensitivity per user):")
+	for _, rel := range r.Releases {
+		times := ""
+		if rel.Times > 1 {
+			times = fmt.Sprintf(" × %d", rel.Times)
+		}
+		p("              - %s%s: Δ₂ = %.4g, σ = %.4g (μ = %.4g)", rel.Name, times, rel.L2, rel.Sigma, rel.Mu())
+	}
+	p("            composed: μ = %.4g GDP", r.Mu)
+	_, err := io.WriteString(w, b.String())
+	return err
+}

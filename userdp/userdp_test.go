@@ -1,0 +1,278 @@
+package userdp
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/rng"
+	"github.com/dpmc/dpmc/synthetic"
+)
+
+// dataset builds a Dataset from (user, item, rating) triples with string
+// IDs, dropping the ratings of user drop ("" keeps all).
+func dataset(t *testing.T, rows [][3]string, drop string) *ratings.Dataset {
+	t.Helper()
+	var uids, iids []string
+	uidx, iidx := map[string]int32{}, map[string]int32{}
+	var triples []ratings.Triple
+	for _, r := range rows {
+		if r[0] == drop {
+			continue
+		}
+		u, ok := uidx[r[0]]
+		if !ok {
+			u = int32(len(uids))
+			uidx[r[0]] = u
+			uids = append(uids, r[0])
+		}
+		i, ok := iidx[r[1]]
+		if !ok {
+			i = int32(len(iids))
+			iidx[r[1]] = i
+			iids = append(iids, r[1])
+		}
+		v, err := strconv.ParseFloat(r[2], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		triples = append(triples, ratings.Triple{User: u, Item: i, Value: v})
+	}
+	m, err := ratings.New(len(uids), len(iids), triples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users, _ := ratings.NewIDs(uids)
+	items, _ := ratings.NewIDs(iids)
+	return &ratings.Dataset{Ratings: m, Users: users, Items: items, Min: 1, Max: 5}
+}
+
+// small is 30 users over items a–f; user "lonely" is the only rater of
+// item "z" and also rates every other item.
+func small(t *testing.T, drop string) *ratings.Dataset {
+	var rows [][3]string
+	items := []string{"a", "b", "c", "d", "e", "f"}
+	g := rng.Seeded(11)
+	for u := range 30 {
+		for k, it := range items {
+			if (u+k)%3 == 0 {
+				continue
+			}
+			rows = append(rows, [3]string{strconv.Itoa(u), it, strconv.Itoa(1 + g.IntN(5))})
+		}
+	}
+	for _, it := range append(items, "z") {
+		rows = append(rows, [3]string{"lonely", it, "5"})
+	}
+	return dataset(t, rows, drop)
+}
+
+func train(t *testing.T, d *ratings.Dataset, o Options) *Result {
+	t.Helper()
+	o.Seeded, o.Seed = true, 42
+	res, err := Train(context.Background(), d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// With a catalogue the released item list is the catalogue, whatever the
+// data: removing the only rater of an item changes nothing about it.
+func TestCatalogueItemListIsPublic(t *testing.T) {
+	catalogue := []string{"z", "b", "a", "c", "d", "e", "f", "unrated"}
+	for _, rank := range []int{0, 2} {
+		o := Defaults(2, 1e-6, 1, 5).WithFactors(rank, 1, 0.3)
+		o = o.WithCatalogue(catalogue)
+		o.HeadItems = 5
+		full := train(t, small(t, ""), o)
+		without := train(t, small(t, "lonely"), o)
+		if !slices.Equal(full.ItemIDs, without.ItemIDs) {
+			t.Errorf("rank %d: item lists differ: %v vs %v", rank, full.ItemIDs, without.ItemIDs)
+		}
+		want := []string{"a", "b", "c", "d", "e", "f", "unrated", "z"}
+		if !slices.Equal(full.ItemIDs, want) {
+			t.Errorf("rank %d: items %v, want the catalogue in canonical order %v", rank, full.ItemIDs, want)
+		}
+		if len(full.ItemBias) != len(want) || len(full.V) != len(want)*rank || len(without.V) != len(full.V) {
+			t.Errorf("rank %d: release sizes depend on the data", rank)
+		}
+	}
+}
+
+// Without a catalogue an item rated by one user only is not released, even
+// at a large ε, while items with many raters are.
+func TestSelectionDropsSingleRaterItem(t *testing.T) {
+	for _, eps := range []float64{1, 10, 100} {
+		res := train(t, small(t, ""), Defaults(eps, 1e-6, 1, 5))
+		if slices.Contains(res.ItemIDs, "z") {
+			t.Errorf("ε = %g: item z (one rater) was released: %v", eps, res.ItemIDs)
+		}
+		if eps == 100 && len(res.ItemIDs) != 6 {
+			t.Errorf("ε = %g: released %v, want the 6 popular items", eps, res.ItemIDs)
+		}
+	}
+}
+
+// The count and bias-sum releases move by at most their stated ℓ2
+// sensitivity when one user is removed, and the bound is attained by a
+// user who contributes to every released item with a clipped deviation.
+// Both runs use the same seed, so per-item noise cancels exactly.
+func TestSensitivityBoundsAttained(t *testing.T) {
+	o := Defaults(5, 1e-6, 1, 5).WithCenter(1)
+	o = o.WithCatalogue([]string{"a", "b", "c", "d", "e", "f", "z"})
+	o.BiasBound = 0.5 // every deviation of the lonely user (5 − 1 − β) clips
+	full := train(t, small(t, ""), o)
+	without := train(t, small(t, "lonely"), o)
+	norm := func(a, b []float64) float64 {
+		var s float64
+		for k := range a {
+			s += (a[k] - b[k]) * (a[k] - b[k])
+		}
+		return math.Sqrt(s)
+	}
+	if d := norm(full.Counts, without.Counts); math.Abs(d-1) > 1e-9 {
+		t.Errorf("count release moved by %.12g, want exactly the sensitivity 1", d)
+	}
+	if d := norm(full.biasSums, without.biasSums); d > o.BiasBound+1e-9 || d < o.BiasBound-1e-9 {
+		t.Errorf("bias-sum release moved by %.12g, want exactly the sensitivity %g", d, o.BiasBound)
+	}
+}
+
+// The report's total meets the target, and every release is listed.
+func TestReportMeetsTarget(t *testing.T) {
+	for _, tc := range []struct {
+		eps       float64
+		rank      int
+		catalogue bool
+	}{{1, 0, false}, {100, 2, false}, {20, 2, true}} {
+		o := Defaults(tc.eps, 1e-6, 1, 5).WithFactors(tc.rank, 2, 0.3)
+		o.HeadItems = 5
+		if tc.catalogue {
+			o = o.WithCatalogue([]string{"a", "b", "c", "d", "e", "f"})
+		}
+		r := train(t, small(t, ""), o).Report
+		if r.TotalEpsilon > tc.eps*(1+1e-9) || r.TotalDelta > 1e-6*(1+1e-6) {
+			t.Errorf("%+v: total (%g, %g) exceeds the target", tc, r.TotalEpsilon, r.TotalDelta)
+		}
+		if r.TotalEpsilon < tc.eps*0.999 {
+			t.Errorf("%+v: total ε %g wastes budget", tc, r.TotalEpsilon)
+		}
+		want := 3 // mean ×2, counts, biases
+		want++
+		if tc.rank > 0 {
+			want += 3
+		}
+		if len(r.Releases) != want {
+			t.Errorf("%+v: %d releases listed, want %d", tc, len(r.Releases), want)
+		}
+		if tc.catalogue != (r.SelectionDelta == 0) {
+			t.Errorf("%+v: selection δ %g", tc, r.SelectionDelta)
+		}
+	}
+}
+
+func TestMuForRoundTrip(t *testing.T) {
+	for _, eps := range []float64{0.5, 1, 5, 20} {
+		mu, err := MuFor(eps, 1e-6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := GDPDelta(mu, eps); d > 1e-6 || d < 0.999e-6 {
+			t.Errorf("ε = %g: δ(μ = %g) = %g, want 1e-6", eps, mu, d)
+		}
+	}
+	if _, err := MuFor(0, 1e-6); !errors.Is(err, ErrParam) {
+		t.Errorf("MuFor(0): %v, want ErrParam", err)
+	}
+}
+
+func TestSelectionThreshold(t *testing.T) {
+	tau := SelectionThreshold(3, 100, 1e-7)
+	if d := SelectionDelta(tau, 3, 100); d > 1e-7 {
+		t.Errorf("δ_sel(τ) = %g > 1e-7", d)
+	}
+	if d := SelectionDelta(tau*0.99, 3, 100); d <= 1e-7 {
+		t.Errorf("τ %g is not the least threshold", tau)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	d := small(t, "")
+	for name, f := range map[string]func(o *Options){
+		"epsilon":   func(o *Options) { o.Epsilon = math.NaN() },
+		"delta":     func(o *Options) { o.Delta = 1 },
+		"range":     func(o *Options) { o.Min = 5 },
+		"center":    func(o *Options) { *o = o.WithCenter(100) },
+		"shares":    func(o *Options) { o.Shares.Biases = 0.5 },
+		"catalogue": func(o *Options) { o.Items = []string{"a", "a"} },
+		"rank":      func(o *Options) { o.Rank = -1 },
+		"clip":      func(o *Options) { o.ClipNorm = 0 },
+	} {
+		o := Defaults(1, 1e-6, 1, 5)
+		f(&o)
+		if _, err := Train(context.Background(), d, o); !errors.Is(err, ErrParam) {
+			t.Errorf("%s: %v, want ErrParam", name, err)
+		}
+	}
+}
+
+// On the MovieLens-1M-shaped generator, at a seed, the private model beats
+// predicting the mean and the non-private pipeline beats the private one.
+func TestUtilityOnGenerator(t *testing.T) {
+	d, err := synthetic.DefaultRealistic(1500, 3).Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, te, err := ratings.Split(d, 0.2, rng.Seeded(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meanRMSE := rmseOfConstant(tr.Ratings, te.Ratings)
+	private := train(t, tr, Defaults(5, 1e-6, 1, 5))
+	pr, _ := private.FoldInAll(tr).Errors(te.Ratings)
+	exact := train(t, tr, Defaults(math.Inf(1), 0, 1, 5))
+	er, _ := exact.FoldInAll(tr).Errors(te.Ratings)
+	t.Logf("mean %.4f, private ε=5 %.4f, non-private %.4f", meanRMSE, pr, er)
+	if !(pr < meanRMSE-0.1) {
+		t.Errorf("private RMSE %.4f does not beat the mean predictor %.4f by 0.1", pr, meanRMSE)
+	}
+	if !(er < pr) {
+		t.Errorf("non-private RMSE %.4f not below private %.4f", er, pr)
+	}
+}
+
+func rmseOfConstant(train, test *ratings.Matrix) float64 {
+	var s float64
+	for tr := range train.All() {
+		s += tr.Value
+	}
+	mean := s / float64(train.Len())
+	var se float64
+	for tr := range test.All() {
+		se += (tr.Value - mean) * (tr.Value - mean)
+	}
+	return math.Sqrt(se / float64(test.Len()))
+}
+
+// The non-private pipeline is a strong baseline on MovieLens 100k u1.
+func TestNoNoiseMovieLens(t *testing.T) {
+	dir := "../../shared/data/movielens-100k"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("MovieLens 100k not present:", err)
+	}
+	tr, te, err := ratings.LoadPair(dir+"/u1.base", dir+"/u1.test", ratings.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := train(t, tr, Defaults(math.Inf(1), 0, 1, 5))
+	rmse, _ := res.FoldInAll(tr).Errors(te.Ratings)
+	if rmse > 0.93 {
+		t.Errorf("non-private test RMSE %.4f, want ≤ 0.93", rmse)
+	}
+}

@@ -1,0 +1,85 @@
+package userdp
+
+import (
+	"math"
+
+	"github.com/dpmc/dpmc/internal/dense"
+)
+
+// workspace is one worker's scratch space; nothing in the hot loops
+// allocates.
+type workspace struct {
+	r         int
+	gram, rhs []float64 // r × r and r
+	uc        []float64 // a clipped user factor
+	a, b, f   []float64 // (r+1) × (r+1), r+1, r+1: the fold-in system
+	chol, sol []float64 // r × r and r copies for shifted solves
+}
+
+func newWorkspace(r int) *workspace {
+	return &workspace{
+		r: r, gram: make([]float64, r*r), rhs: make([]float64, r), uc: make([]float64, r),
+		a: make([]float64, (r+1)*(r+1)), b: make([]float64, r+1), f: make([]float64, r+1),
+		chol: make([]float64, r*r), sol: make([]float64, r),
+	}
+}
+
+// foldIn fits a user's factor u and bias bu from the released model and
+// the user's own ratings (items, vals): the ridge solve of
+//
+//	min Σ_j (x_j − μ − b_j − b_u − uᵀv_j)² + λ_u‖u‖² + λ_b·b_u²
+//
+// over [u; b_u] with features [v_j; 1]; an item index −1 is a rating of
+// an item that was not released, with b_j = 0 and v_j = 0. A user without
+// ratings gets u = 0 and b_u = 0.
+func (ws *workspace) foldIn(res *Result, v []float64, items []int32, vals []float64, u []float64, bu *float64) {
+	r := ws.r
+	n := r + 1
+	dense.SetRidge(ws.a, n, res.UserLambda+res.UserLambdaPerRating*float64(len(items)))
+	ws.a[r*n+r] = res.UserBiasLambda
+	clear(ws.b)
+	ws.f[r] = 1
+	for p, j := range items {
+		y := vals[p] - res.Mu
+		if j < 0 {
+			clear(ws.f[:r]) // an item that was not released: bias only
+		} else {
+			copy(ws.f[:r], v[int(j)*r:int(j+1)*r])
+			y -= res.ItemBias[j]
+		}
+		dense.AddOuter(ws.a, n, 1, ws.f)
+		dense.Axpy(ws.b, y, ws.f)
+	}
+	if err := dense.CholeskySolve(ws.a, n, ws.b); err != nil {
+		// The system is λ-ridged and cannot be singular; only non-finite
+		// input gets here. Fall back to the prior.
+		clear(u)
+		*bu = 0
+		return
+	}
+	copy(u, ws.b[:r])
+	*bu = ws.b[r]
+}
+
+// solveShifted solves (g + λI) x = h for the lower triangle g, raising the
+// shift until the matrix is positive definite (a noisy Gram matrix need
+// not be). g and h are left unchanged; x is written to dst. This is
+// post-processing of released statistics, so the data-dependent shift
+// costs no privacy.
+func (ws *workspace) solveShifted(g, h []float64, lambda float64, dst []float64) {
+	r := ws.r
+	shift := lambda
+	for range 200 {
+		copy(ws.chol, g)
+		for k := range r {
+			ws.chol[k*r+k] += shift
+		}
+		copy(ws.sol, h)
+		if dense.CholeskySolve(ws.chol, r, ws.sol) == nil {
+			copy(dst, ws.sol)
+			return
+		}
+		shift = math.Max(2*shift, 1e-6)
+	}
+	clear(dst)
+}

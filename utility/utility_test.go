@@ -1,0 +1,68 @@
+package utility
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/rng"
+	"github.com/dpmc/dpmc/synthetic"
+)
+
+func TestRunAndRender(t *testing.T) {
+	d, err := synthetic.DefaultRealistic(400, 1).Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, te, err := ratings.Split(d, 0.2, rng.Seeded(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Config{
+		Name: "tiny", Train: tr, Test: te, Epsilons: []float64{1, 10}, Delta: 1e-6,
+		Runs: 2, Seeded: true, Seed: 9,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mean, 2 series × 2 ε, non-private.
+	if len(res.Points) != 6 {
+		t.Fatalf("%d points, want 6", len(res.Points))
+	}
+	mean := res.find(ModelMean, 1).Mean
+	np := res.find(ModelNonPrivate, 1).Mean
+	if !(np < mean) {
+		t.Errorf("non-private RMSE %.4f not below the mean predictor's %.4f", np, mean)
+	}
+	for _, p := range res.Points {
+		if !(p.Lo <= p.Mean && p.Mean <= p.Hi) || math.IsNaN(p.Mean) {
+			t.Errorf("%s at ε %g: interval [%g, %g] around %g", p.Model, p.Epsilon, p.Lo, p.Hi, p.Mean)
+		}
+	}
+	var b bytes.Buffer
+	if err := res.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| 10 |") || !strings.Contains(b.String(), ModelBiases) {
+		t.Errorf("markdown misses a row or a column:\n%s", b.String())
+	}
+	if err := res.WritePlot(filepath.Join(t.TempDir(), "p.svg"), "svg"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMeanCI(t *testing.T) {
+	// Mean 2, sd √(2/3), n = 4: half-width t(0.975, 3)·sd/√4.
+	mean, lo, hi := meanCI([]float64{1, 2, 3, 2})
+	if mean != 2 {
+		t.Errorf("mean %g, want 2", mean)
+	}
+	want := 3.1824463052837078 * math.Sqrt(2.0/3) / 2
+	if math.Abs((hi-lo)/2-want) > 1e-9 {
+		t.Errorf("half-width %g, want %g", (hi-lo)/2, want)
+	}
+}

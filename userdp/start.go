@@ -17,7 +17,9 @@ import (
 //
 // whose ℓ2 (Frobenius) sensitivity is ‖z‖₂² ≤ B_r² because each user's
 // weights have ‖w‖₂ ≤ 1, and starts from its top-r eigenvectors, each
-// scaled by the square root of its eigenvalue (clamped at 0).
+// scaled by the square root of its eigenvalue (clamped at 0). With no
+// head item V stays zero; with fewer head items h than the rank r, only h
+// columns are filled.
 func (t *trainer) start(ctx context.Context, res *Result, v []float64, head []bool, wt [][]float64) error {
 	o := &t.opts
 	r := o.Rank
@@ -40,8 +42,8 @@ func (t *trainer) start(ctx context.Context, res *Result, v []float64, head []bo
 		}
 	}
 	h := len(cand)
-	if h < r {
-		return fmt.Errorf("userdp: only %d items are popular enough for factors, fewer than rank %d: lower the rank or raise epsilon", h, r)
+	if h == 0 {
+		return nil // no item qualifies: V stays zero, biases only
 	}
 	pos := make([]int32, len(res.ItemIDs))
 	for j := range pos {
@@ -98,7 +100,8 @@ func (t *trainer) start(ctx context.Context, res *Result, v []float64, head []bo
 	vals := eig.Values(nil) // ascending
 	var vecs mat.Dense
 	eig.VectorsTo(&vecs)
-	for c := range r {
+	// With fewer head items than the rank, the extra columns stay zero.
+	for c := range min(r, h) {
 		col := h - 1 - c
 		s := math.Sqrt(math.Max(vals[col], 0))
 		for k, j := range cand {

@@ -634,7 +634,8 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 
 // headItems marks the items that get factors: all of them without noise;
 // else the HeadItems most popular by released count among those whose
-// count reaches TailCount. The rest are predicted by biases alone.
+// count reaches TailCount. The rest are predicted by biases alone (their
+// factor rows stay zero).
 func headItems(counts []float64, o *Options) []bool {
 	head := make([]bool, len(counts))
 	if o.NoNoise {
@@ -645,7 +646,7 @@ func headItems(counts []float64, o *Options) []bool {
 	}
 	order := make([]int, 0, len(counts))
 	for j, c := range counts {
-		if c >= o.TailCount {
+		if c >= o.TailCount && c > 0 {
 			order = append(order, j)
 		}
 	}

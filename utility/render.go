@@ -212,8 +212,9 @@ releases:
   step); items are selected privately unless a catalogue is given;
 - **with the public catalogue**: the default with the data set's public item
   list (` + "`--items`" + `), so no budget or δ goes to selecting items;
-- **same pipeline, no noise**: biases plus ALS with λ scaled per rating
-  (ALS-WR), rank 32 — non-private.
+- **biases only, no noise** and **same pipeline, no noise**: the pipeline
+  without noise, with rank 0 and with biases plus ALS (λ scaled per rating,
+  ALS-WR, rank 32) — non-private, for scale.
 
 `)
 	for i, r := range results {

@@ -25,11 +25,12 @@ import (
 
 // Model names, as in Point.Model.
 const (
-	ModelMean       = "training mean (non-private)"
-	ModelBiases     = "DP item biases + local user biases (rank 0)"
-	ModelDefault    = "dpmc default (userdp.Defaults)"
-	ModelCatalogue  = "dpmc default with the public catalogue"
-	ModelNonPrivate = "same pipeline, no noise (non-private)"
+	ModelMean             = "training mean (non-private)"
+	ModelBiases           = "DP item biases + local user biases (rank 0)"
+	ModelDefault          = "dpmc default (userdp.Defaults)"
+	ModelCatalogue        = "dpmc default with the public catalogue"
+	ModelNonPrivate       = "same pipeline, no noise (non-private)"
+	ModelNonPrivateBiases = "biases only, no noise (non-private)"
 )
 
 // Config describes one data set's study.
@@ -153,12 +154,20 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 			}
 		}
 	}
-	x, _, err := fit(userdp.Defaults(math.Inf(1), c.Delta, lo, hi))
-	if err != nil {
-		return nil, fmt.Errorf("utility: %s, non-private pipeline: %w", c.Name, err)
+	// The non-private models are deterministic given the data: one run.
+	for _, np := range []struct {
+		name string
+		opts userdp.Options
+	}{
+		{ModelNonPrivateBiases, userdp.Defaults(math.Inf(1), c.Delta, lo, hi).WithFactors(0, 0, 0)},
+		{ModelNonPrivate, userdp.Defaults(math.Inf(1), c.Delta, lo, hi)},
+	} {
+		x, _, err := fit(np.opts)
+		if err != nil {
+			return nil, fmt.Errorf("utility: %s, %s: %w", c.Name, np.name, err)
+		}
+		res.Points = append(res.Points, point(np.name, math.Inf(1), []float64{x}, ""))
 	}
-	// The non-private pipeline is deterministic given the data: one run.
-	res.Points = append(res.Points, point(ModelNonPrivate, math.Inf(1), []float64{x}, ""))
 	return res, nil
 }
 

@@ -29,9 +29,9 @@ func TestRunAndRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// mean, 2 series × 2 ε, non-private.
-	if len(res.Points) != 6 {
-		t.Fatalf("%d points, want 6", len(res.Points))
+	// mean, 2 series × 2 ε, 2 non-private.
+	if len(res.Points) != 7 {
+		t.Fatalf("%d points, want 7", len(res.Points))
 	}
 	mean := res.find(ModelMean, 1).Mean
 	np := res.find(ModelNonPrivate, 1).Mean

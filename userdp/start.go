@@ -28,7 +28,7 @@ func (t *trainer) start(ctx context.Context, res *Result, v []float64, head []bo
 			if !h {
 				continue
 			}
-			rnd := t.rand(phaseStart, 0, j)
+			rnd := t.rand(phaseStart, 0, t.itemIDs[j])
 			for k := range r {
 				v[j*r+k] = rnd.NormFloat64() / math.Sqrt(float64(r))
 			}
@@ -82,7 +82,7 @@ func (t *trainer) start(ctx context.Context, res *Result, v []float64, head []bo
 		}
 	}
 	for a := range h {
-		rnd := t.rand(phasePCA, 0, a)
+		rnd := t.rand(phasePCA, 0, t.itemIDs[cand[a]])
 		for b := 0; b <= a; b++ {
 			m[a*h+b] += t.noise.pca * rnd.NormFloat64()
 		}

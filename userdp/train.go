@@ -3,6 +3,8 @@ package userdp
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -65,8 +67,21 @@ const (
 	phasePCA
 )
 
-func streamKey(phase, step, row int) uint64 {
-	return uint64(phase)<<56 | uint64(step)<<40 | uint64(row)
+// streamKey is the stream of (phase, step, id): the first 8 bytes of
+// SHA-256 over a domain tag, the phase, the step and the user's or item's
+// external ID. Keying by ID rather than by position makes the noise of an
+// item independent of the file's order, so that any implementation that
+// knows the IDs (a distributed one, say) draws the same noise.
+func streamKey(phase, step int, id string) uint64 {
+	h := sha256.New()
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], uint64(phase))
+	binary.LittleEndian.PutUint64(b[8:], uint64(step))
+	h.Write([]byte("dpmc/userdp/v1"))
+	h.Write(b[:])
+	h.Write([]byte(id))
+	var sum [sha256.Size]byte
+	return binary.LittleEndian.Uint64(h.Sum(sum[:0]))
 }
 
 // trainer holds one run's state.
@@ -86,7 +101,9 @@ type trainer struct {
 	acol [][]int32
 	aval [][]float64
 
-	candIDs []string // candidate item IDs
+	candIDs []string     // candidate item IDs
+	itemIDs []string     // released item IDs, once selected
+	userIDs *ratings.IDs // the users' external IDs
 	// ncontrib[i] is the size of user i's contribution set over candidate
 	// items, which fixes the user's count and bias weights 1/√n.
 	ncontrib []int
@@ -106,6 +123,9 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	}
 	if d == nil || d.Ratings == nil {
 		return nil, fmt.Errorf("userdp: %w: no training data", ErrParam)
+	}
+	if d.Users == nil || d.Items == nil || d.Users.Len() != d.Ratings.Rows() || d.Items.Len() != d.Ratings.Cols() {
+		return nil, fmt.Errorf("userdp: %w: the training data's user and item IDs do not match its matrix", ErrParam)
 	}
 	t := &trainer{opts: opts, workers: opts.Workers}
 	if t.workers == 0 {
@@ -133,6 +153,7 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	for j, c := range model {
 		res.ItemIDs[j] = t.candIDs[c]
 	}
+	t.itemIDs = res.ItemIDs
 	res.Counts = mcounts
 	// remap every user's candidate indices to released item indices.
 	toModel := make([]int32, len(t.candIDs))
@@ -165,11 +186,11 @@ func (t *trainer) progress(s string) {
 	}
 }
 
-// rand returns the generator of (phase, step, row): a derived stream when
+// rand returns the generator of (phase, step, id): a derived stream when
 // seeded, crypto/rand otherwise.
-func (t *trainer) rand(phase, step, row int) *rand.Rand {
+func (t *trainer) rand(phase, step int, id string) *rand.Rand {
 	if t.opts.Seeded {
-		return rng.Stream(t.opts.Seed, streamKey(phase, step, row))
+		return rng.Stream(t.opts.Seed, streamKey(phase, step, id))
 	}
 	return rng.Crypto()
 }
@@ -285,6 +306,7 @@ func (t *trainer) planRest() {
 func (t *trainer) prepare(d *ratings.Dataset) {
 	x := d.Ratings
 	t.users = x.Rows()
+	t.userIDs = d.Users
 	var colToCand []int32
 	if t.opts.Items != nil {
 		t.candIDs = t.opts.Items
@@ -337,7 +359,7 @@ func (t *trainer) prepare(d *ratings.Dataset) {
 		}
 		// A uniform k-subset by a partial Fisher–Yates shuffle of
 		// positions, then sorted so the user's list stays ordered.
-		r := t.rand(phaseSubset, 0, i)
+		r := t.rand(phaseSubset, 0, t.userIDs.ID(i))
 		pos := make([]int, len(ac))
 		for p := range pos {
 			pos[p] = p
@@ -391,7 +413,7 @@ func (t *trainer) mean() (mu, users float64) {
 		}
 		return total / math.Max(nr, 1), n
 	}
-	r := t.rand(phaseMean, 0, 0)
+	r := t.rand(phaseMean, 0, "")
 	n += t.noise.meanCount * r.NormFloat64()
 	if !math.IsNaN(o.Center) {
 		t.report.Center = fmt.Sprintf("public centre %g (--center)", o.Center)
@@ -422,7 +444,7 @@ func (t *trainer) counts() []float64 {
 	}
 	if !t.opts.NoNoise {
 		for j := range w {
-			w[j] += t.noise.counts * t.rand(phaseCounts, 0, j).NormFloat64()
+			w[j] += t.noise.counts * t.rand(phaseCounts, 0, t.candIDs[j]).NormFloat64()
 		}
 	}
 	return w
@@ -531,7 +553,7 @@ func (t *trainer) biases(mu float64, counts []float64) (bias, sums []float64) {
 			b[j] = s / (wsum[j] + o.BiasLambda)
 			continue
 		}
-		s += t.noise.biases * t.rand(phaseBias, 0, j).NormFloat64()
+		s += t.noise.biases * t.rand(phaseBias, 0, t.itemIDs[j]).NormFloat64()
 		w := math.Max(counts[j], 0)
 		shrink := t.noise.biases * t.noise.biases / (o.BiasPrior * o.BiasPrior)
 		sum[j] = s
@@ -719,13 +741,13 @@ func (t *trainer) itemStep(ws *workspace, step, j int, res *Result, v, u, ub []f
 		dense.AddOuter(g, r, w, uc)
 		dense.Axpy(h, w*e, uc)
 	}
-	rg := t.rand(phaseGram, step, j)
+	rg := t.rand(phaseGram, step, t.itemIDs[j])
 	for a := range r {
 		for b := 0; b <= a; b++ {
 			g[a*r+b] += t.noise.gram * rg.NormFloat64()
 		}
 	}
-	rh := t.rand(phaseRHS, step, j)
+	rh := t.rand(phaseRHS, step, t.itemIDs[j])
 	for a := range r {
 		h[a] += t.noise.rhs * rh.NormFloat64()
 	}

@@ -1,6 +1,7 @@
 package userdp
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -390,4 +391,23 @@ func (o *Options) validate() error {
 		return bad("selection delta fraction = %v, want in (0, 1)", o.SelectionDelta)
 	}
 	return nil
+}
+
+// MarshalJSON encodes o with "center" null when no public centre is set
+// and "epsilon" null for the non-private pipeline, since JSON has no NaN
+// or infinity; "weights" is the name of the weighting rule.
+func (o Options) MarshalJSON() ([]byte, error) {
+	type plain Options
+	finite := func(x float64) *float64 {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(struct {
+		plain
+		Epsilon *float64 `json:"epsilon"`
+		Center  *float64 `json:"center"`
+		Weights string   `json:"weights"`
+	}{plain(o), finite(o.Epsilon), finite(o.Center), o.Weights.String()})
 }

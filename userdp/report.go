@@ -21,9 +21,11 @@ type Report struct {
 	Guarantee string `json:"guarantee"`
 	// NoNoise is set for the non-private baseline.
 	NoNoise bool `json:"no_noise"`
-	// Epsilon and Delta are the target total.
-	Epsilon float64 `json:"target_epsilon"`
+	// Epsilon and Delta are the target total (+Inf and 0 without noise).
+	Epsilon float64 `json:"-"`
 	Delta   float64 `json:"target_delta"`
+	// EpsilonJSON is Epsilon for JSON: null without noise.
+	EpsilonJSON *float64 `json:"target_epsilon"`
 	// Items says how the released item list was chosen.
 	Items string `json:"items"`
 	// Center says where the released global centre comes from.
@@ -61,6 +63,8 @@ type Evaluation struct {
 
 // finish composes the releases into the total.
 func (r *Report) finish() {
+	e := r.Epsilon
+	r.EpsilonJSON = &e
 	mu := ComposeMu(r.Releases)
 	r.Mu = mu
 	deltaGDP := r.Delta - r.SelectionDelta

@@ -2,11 +2,13 @@ package userdp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dpmc/dpmc/ratings"
@@ -274,5 +276,37 @@ func TestNoNoiseMovieLens(t *testing.T) {
 	rmse, _ := res.FoldInAll(tr).Errors(te.Ratings)
 	if rmse > 0.93 {
 		t.Errorf("non-private test RMSE %.4f, want ≤ 0.93", rmse)
+	}
+}
+
+// The summary keeps released and evaluation-only figures apart, in text
+// and in JSON, and encodes the non-private pipeline's ε = +Inf.
+func TestSummaryLabelsEvaluationOnly(t *testing.T) {
+	d := small(t, "")
+	for _, eps := range []float64{2, math.Inf(1)} {
+		o := Defaults(eps, 1e-6, 1, 5)
+		res := train(t, d, o)
+		s := Summarize(res, o, d, nil, "small", 0.1)
+		var text, js strings.Builder
+		if err := s.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), "evaluation only, NOT released") {
+			t.Errorf("ε = %g: text lacks the evaluation-only label:\n%s", eps, text.String())
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(js.String()), &m); err != nil {
+			t.Fatalf("ε = %g: %v", eps, err)
+		}
+		ev, ok := m["evaluation_only_not_released"].(map[string]any)
+		if !ok || ev["train_ratings"] == nil {
+			t.Errorf("ε = %g: JSON lacks the evaluation-only section: %s", eps, js.String())
+		}
+		if _, ok := m["release"]; !ok {
+			t.Errorf("ε = %g: JSON lacks the release", eps)
+		}
 	}
 }

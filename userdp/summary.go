@@ -1,0 +1,134 @@
+package userdp
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/dpmc/dpmc/ratings"
+)
+
+// Summary is what dpmc train --privacy user reports about one run: the
+// settings, the privacy report of the release, and figures computed from
+// the raw data, which are for the operator's evaluation only. Its text
+// and JSON forms keep the two apart and say so.
+type Summary struct {
+	// Data describes the training data (evaluation only: it holds exact
+	// counts).
+	Data string `json:"-"`
+	// Options are the settings used (after Defaults and flags).
+	Options Options `json:"options"`
+	// Release describes what was released.
+	Release ReleaseSummary `json:"release"`
+	// Privacy is the release's privacy report.
+	Privacy *Report `json:"privacy"`
+	// Evaluation holds exact figures of the private data. NOT released,
+	// NOT covered by the guarantee.
+	Evaluation EvaluationSummary `json:"evaluation_only_not_released"`
+}
+
+// ReleaseSummary counts what the release holds; these are functions of the
+// release itself, so they are as private as the release.
+type ReleaseSummary struct {
+	Items int     `json:"items"`
+	Rank  int     `json:"rank"`
+	Mu    float64 `json:"mu"`
+	// HeadItems is the number of items with a nonzero factor.
+	HeadItems int `json:"head_items"`
+}
+
+// EvaluationSummary holds exact, non-private figures.
+type EvaluationSummary struct {
+	Data                    string   `json:"data"`
+	Users                   int      `json:"users"`
+	Items                   int      `json:"items"`
+	TrainRatings            int      `json:"train_ratings"`
+	TestRatings             int      `json:"test_ratings"`
+	DroppedOutsideCatalogue int      `json:"dropped_outside_catalogue"`
+	TrainRMSE               float64  `json:"-"`
+	TestRMSE                float64  `json:"-"`
+	TestMAE                 float64  `json:"-"`
+	TrainRMSEJSON           *float64 `json:"train_rmse"`
+	TestRMSEJSON            *float64 `json:"test_rmse"`
+	TestMAEJSON             *float64 `json:"test_mae"`
+	Seconds                 float64  `json:"seconds"`
+}
+
+// Summarize evaluates res on its training set and, if test is not nil, a
+// test set (same user and item indices), with every user's bias and
+// factor folded in from the user's training ratings, predictions clipped
+// to the rating range.
+func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data string, seconds float64) *Summary {
+	s := &Summary{Data: data, Options: opts, Privacy: res.Report}
+	s.Release = ReleaseSummary{Items: len(res.ItemIDs), Rank: res.Rank, Mu: res.Mu}
+	for j := range res.ItemIDs {
+		for k := range res.Rank {
+			if res.V[j*res.Rank+k] != 0 {
+				s.Release.HeadItems++
+				break
+			}
+		}
+	}
+	users := res.FoldInAll(train)
+	e := &s.Evaluation
+	e.Data = data
+	e.Users, e.Items, e.TrainRatings = train.Ratings.Rows(), train.Ratings.Cols(), train.Ratings.Len()
+	e.DroppedOutsideCatalogue = res.Report.Evaluation.DroppedOutsideCatalogue
+	e.TrainRMSE, _ = users.Errors(train.Ratings)
+	e.TestRMSE, e.TestMAE = math.NaN(), math.NaN()
+	if test != nil {
+		e.TestRatings = test.Ratings.Len()
+		e.TestRMSE, e.TestMAE = users.Errors(test.Ratings)
+	}
+	num := func(x float64) *float64 {
+		if math.IsNaN(x) {
+			return nil
+		}
+		return &x
+	}
+	e.TrainRMSEJSON, e.TestRMSEJSON, e.TestMAEJSON = num(e.TrainRMSE), num(e.TestRMSE), num(e.TestMAE)
+	e.Seconds = seconds
+	return s
+}
+
+// WriteText writes the summary as labelled lines: the release and its
+// guarantee first, then the evaluation-only figures, marked as such.
+func (s *Summary) WriteText(w io.Writer) error {
+	var b strings.Builder
+	o := s.Options
+	mode := "user-level private"
+	if o.NoNoise {
+		mode = "NON-PRIVATE baseline (--mechanism none)"
+	}
+	fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user + u_userᵀv_item; rank %d, %d ALS step(s) after the start\n", mode, s.Release.Rank, o.Iters)
+	fmt.Fprintf(&b, "released:   %d items, %d with factors; global centre μ = %.4g\n", s.Release.Items, s.Release.HeadItems, s.Release.Mu)
+	if err := s.Privacy.WriteText(&b); err != nil {
+		return err
+	}
+	e := s.Evaluation
+	fmt.Fprintf(&b, "evaluation (evaluation only, NOT released, NOT private — exact figures of the raw data):\n")
+	fmt.Fprintf(&b, "            data: %s\n", e.Data)
+	if e.DroppedOutsideCatalogue > 0 {
+		fmt.Fprintf(&b, "            %d training ratings of items outside the catalogue were dropped\n", e.DroppedOutsideCatalogue)
+	}
+	f := func(x float64) string {
+		if math.IsNaN(x) {
+			return "—"
+		}
+		return fmt.Sprintf("%.4f", x)
+	}
+	fmt.Fprintf(&b, "            train RMSE %s, test RMSE %s, test MAE %s (predictions clipped to [%g, %g]; each user's bias and factor fitted from the user's own training ratings)\n",
+		f(e.TrainRMSE), f(e.TestRMSE), f(e.TestMAE), o.Min, o.Max)
+	fmt.Fprintf(&b, "            time %.2f s\n", e.Seconds)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteJSON writes the summary as one indented JSON object.
+func (s *Summary) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}

@@ -21,14 +21,29 @@
 // detected by FormatAuto, are
 //
 //	ml100k   MovieLens 100k u.data, u1.base, u1.test: user TAB item TAB rating TAB timestamp; ratings 1–5, integers
-//	mldat    MovieLens 1M/10M ratings.dat: user::item::rating::timestamp; ratings 1–5 (10M: set Min 0.5)
-//	mlcsv    MovieLens ml-latest ratings.csv: header userId,movieId,rating,timestamp; ratings 0.5–5
+//	mldat    MovieLens 1M/10M ratings.dat: user::item::rating::timestamp; ratings 1–5 in half stars (10M: set Min 0.5)
+//	mlcsv    MovieLens ml-latest ratings.csv: header userId,movieId,rating,timestamp; ratings 0.5–5 in half stars
 //	sweetrs  SweetRS ratings-final.csv: header "product","user","value"; ratings 1–5,
 //	         0 = not rated (dropped), repeated pairs averaged
-//	csv, tsv any delimited file, columns per Options.Columns; ratings 1–5 unless Options.Min, Max say otherwise
+//	csv, tsv any delimited file: user,item,rating and an optional Unix timestamp, or the columns
+//	         Options.Columns names; ratings 1–5
 //
-// Bad input gives a *ParseError with the file name and line number; no
-// input makes the loaders panic.
+// The known formats have exactly their number of fields. Options.Min and
+// Options.Max override any format's rating range (Format.DefaultRange);
+// ParseRange reads one from "MIN,MAX".
+//
+// # Bad input
+//
+// Bad input gives a *ParseError with the file name and line number, at
+// the first bad line; no input makes the loaders panic, hang or store a
+// non-finite value. Ratings are decimal numbers ("4", "3.5", "4e0"):
+// hexadecimal, "Inf", "NaN", digit separators and decimal commas are
+// errors, and so is a csv line "3,3,4,5", whose fourth field is not a
+// timestamp. IDs are non-empty UTF-8 of at most MaxIDBytes bytes. Every
+// format reads through one guard that ends a line (a csv record) longer
+// than MaxLineBytes and a NUL byte with an error, so an endless line, an
+// unclosed quote or a binary file such as /dev/zero costs memory of the
+// order of MaxLineBytes, not of its size.
 //
 // The project does not ship the datasets, whose licences restrict
 // redistribution. Download MovieLens from

@@ -7,11 +7,14 @@ import (
 
 // Sentinel errors wrapped by the loaders' errors; test with errors.Is.
 var (
-	// ErrSyntax: a malformed line — wrong number of fields, an empty ID, a
-	// rating that is not a number or not finite, a missing or wrong header.
+	// ErrSyntax: a malformed line — wrong number of fields, an empty,
+	// overlong or non-UTF-8 ID, a rating that is not a decimal number or
+	// not finite, a missing or wrong header, a line longer than
+	// MaxLineBytes, a NUL byte or a UTF-16 byte order mark.
 	ErrSyntax = errors.New("malformed line")
-	// ErrRange: a rating outside the declared range, or not an integer in
-	// a format whose ratings are integers.
+	// ErrRange: a rating outside the declared range, or not a multiple
+	// of the format's step: an integer in ml100k, a multiple of 0.5 in
+	// mldat and mlcsv.
 	ErrRange = errors.New("rating out of range")
 	// ErrDuplicate: a (user, item) pair rated twice when duplicates are not
 	// allowed.

@@ -58,3 +58,29 @@ func ExampleLoadPair() {
 	// train: 4 ratings; test: 2 ratings, same 3 × 3 shape
 	// test lines dropped: 3 (1 unknown users, 1 unknown items)
 }
+
+// A --rating-range flag: ParseRange reads it, and Options.Min and Max
+// override the format's own range (Format.DefaultRange), here MovieLens
+// 10M's half stars from 0.5 in a ratings.dat file.
+func ExampleParseRange() {
+	lo, hi, err := ratings.ParseRange("0.5,5")
+	if err != nil {
+		log.Fatal(err)
+	}
+	dlo, dhi := ratings.FormatMLDat.DefaultRange()
+	fmt.Printf("mldat declares [%g, %g]; flag gives [%g, %g]\n", dlo, dhi, lo, hi)
+
+	const dat = "1::122::5::838985046\n1::185::0.5::838983525\n"
+	d, err := ratings.Read(strings.NewReader(dat), "ratings.dat", ratings.Options{Min: lo, Max: hi})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d ratings in [%g, %g]\n", d.Ratings.Len(), d.Min, d.Max)
+
+	_, _, err = ratings.ParseRange("5,1")
+	fmt.Println(err)
+	// Output:
+	// mldat declares [1, 5]; flag gives [0.5, 5]
+	// 2 ratings in [0.5, 5]
+	// ratings: rating range "5,1": minimum 5 is not below maximum 1
+}

@@ -19,26 +19,30 @@ const (
 	// and Dataset.FormatReason say what it chose and why.
 	FormatAuto Format = iota
 	// FormatML100k is MovieLens 100k u.data, u1.base, u1.test, …:
-	// "user<TAB>item<TAB>rating<TAB>timestamp", ratings 1–5 and integers.
+	// exactly 4 fields "user<TAB>item<TAB>rating<TAB>timestamp", ratings
+	// 1–5 and integers, an integer timestamp.
 	FormatML100k
-	// FormatMLDat is MovieLens 1M/10M ratings.dat:
-	// "user::item::rating::timestamp", ratings 1–5. MovieLens 10M rates
-	// 0.5–5 in half stars: load it with Options{Min: 0.5, Max: 5}.
+	// FormatMLDat is MovieLens 1M/10M ratings.dat: exactly 4 fields
+	// "user::item::rating::timestamp", ratings 1–5 and multiples of 0.5,
+	// an integer timestamp. MovieLens 1M rates 1–5 in whole stars; 10M
+	// rates 0.5–5 in half stars: load it with Options{Min: 0.5, Max: 5}.
 	FormatMLDat
 	// FormatMLCSV is MovieLens ml-latest ratings.csv: header
-	// "userId,movieId,rating,timestamp", ratings 0.5–5.
+	// "userId,movieId,rating,timestamp", then exactly 4 fields, ratings
+	// 0.5–5 and multiples of 0.5 (half stars), an integer timestamp.
 	FormatMLCSV
 	// FormatSweetRS is SweetRS ratings-final.csv: header
-	// "product","user","value" (item first), quoted CSV, ratings 1–5;
-	// value 0 means "not rated" and the line is dropped; repeated
-	// (user, product) pairs left are averaged by default.
+	// "product","user","value" (item first), then exactly 3 fields,
+	// quoted CSV, ratings 1–5; value 0 means "not rated" and the line is
+	// dropped; repeated (user, product) pairs left are averaged by
+	// default.
 	FormatSweetRS
 	// FormatCSV is comma-separated values (RFC 4180 quoting) with the
 	// columns given by Options.Columns, ratings in [Options.Min,
 	// Options.Max] (default 1–5).
 	FormatCSV
-	// FormatTSV is tab-separated values, no quoting, otherwise as
-	// FormatCSV.
+	// FormatTSV is tab-separated values, no quoting (a quote is an
+	// ordinary character), otherwise as FormatCSV.
 	FormatTSV
 )
 
@@ -71,6 +75,22 @@ func ParseFormat(s string) (Format, error) {
 	return 0, fmt.Errorf("ratings: unknown format %q (want one of %s)", s, strings.Join(formatNames[:], ", "))
 }
 
+// DefaultRange returns the rating range [lo, hi], in rating units, that
+// format f declares when Options.Min and Options.Max are both zero:
+// ml100k, mldat, sweetrs, csv and tsv 1–5, mlcsv 0.5–5. The loaders check
+// every rating against it and report it in Dataset.Min and Dataset.Max.
+// FormatAuto and unknown formats return 0, 0: the range is then that of
+// the detected format.
+func (f Format) DefaultRange() (lo, hi float64) {
+	switch f {
+	case FormatML100k, FormatMLDat, FormatSweetRS, FormatCSV, FormatTSV:
+		return 1, 5
+	case FormatMLCSV:
+		return 0.5, 5
+	}
+	return 0, 0
+}
+
 // generic reports whether f is csv or tsv, the formats that take
 // Options.Columns and Options.Header.
 func (f Format) generic() bool { return f == FormatCSV || f == FormatTSV }
@@ -79,8 +99,8 @@ func (f Format) generic() bool { return f == FormatCSV || f == FormatTSV }
 type Header int
 
 const (
-	// HeaderAuto skips the first non-blank line if its rating field is not
-	// a number.
+	// HeaderAuto skips the first non-blank line if its rating field has a
+	// letter and no digit, and is not NaN or Inf: "rating", "score".
 	HeaderAuto Header = iota
 	// HeaderYes always skips the first non-blank line.
 	HeaderYes

@@ -25,19 +25,36 @@ type Options struct {
 	// Columns names the columns of a csv or tsv file, comma-separated:
 	// each of "user", "item" and "rating" exactly once, "_" for a column
 	// to ignore, e.g. "item,_,user,rating". A line must then have exactly
-	// that many fields. Empty means "user,item,rating" followed by any
-	// number of ignored columns.
+	// that many fields.
+	//
+	// Empty (the default) means "user,item,rating", optionally followed
+	// by a fourth field holding a Unix timestamp (an unsigned integer of
+	// 9 to 19 digits, as in MovieLens), which is ignored. Any other line
+	// is an error that suggests naming the columns: this catches a
+	// decimal comma, "3,3,4,5" (user 3, item 3, rating 4,5), which would
+	// otherwise read as rating 4.
 	Columns string
 
 	// Header says whether a csv or tsv file starts with a header line.
 	// HeaderAuto (the zero value) skips the first non-blank line if its
-	// rating field is not a number.
+	// rating field has a letter and no digit and is not NaN or Inf (as
+	// "rating" or "score"); Dataset.Stats.Header reports it.
 	Header Header
 
 	// Min and Max are the declared rating range, inclusive, in rating
-	// units. A rating outside it is an error. If both are zero the
-	// format's own range applies: ml100k and mldat 1–5, mlcsv 0.5–5,
-	// sweetrs 1–5 (after dropping 0 = not rated), csv and tsv 1–5.
+	// units; they apply to every format, the known datasets included. A
+	// rating outside it is an error. If both are zero the format's own
+	// range applies (Format.DefaultRange): ml100k and mldat 1–5, mlcsv
+	// 0.5–5, sweetrs 1–5 (after dropping 0 = not rated), csv and tsv
+	// 1–5. Otherwise both must be finite with Min < Max and Max − Min
+	// finite; ParseRange parses them from "MIN,MAX".
+	//
+	// Ratings are written as decimal numbers: an optional sign, digits
+	// with at most one decimal point, an optional exponent ("4", "3.5",
+	// ".5", "-1", "4e0"). Hexadecimal, digit separators ("1_0"), "Inf",
+	// "NaN" and a decimal comma are errors. ml100k ratings must be
+	// integers; mldat and mlcsv ratings multiples of 0.5 (MovieLens 1M
+	// rates in whole stars, 10M and ml-latest in half stars).
 	Min, Max float64
 
 	// Duplicates says what to do with a (user, item) pair that occurs more
@@ -95,9 +112,6 @@ type Stats struct {
 	Averaged, Merged int
 }
 
-// maxLine is the longest line, in bytes, the line-based formats accept.
-const maxLine = 1 << 20
-
 // Load reads the ratings file at path; see Read.
 func Load(path string, opts Options) (*Dataset, error) {
 	f, err := os.Open(path)
@@ -111,12 +125,24 @@ func Load(path string, opts Options) (*Dataset, error) {
 // Read reads a ratings file from r; name is used for format detection and
 // in errors. Users and items get dense indices in order of first
 // appearance among the kept lines (a dropped SweetRS 0 does not count). A
-// UTF-8 byte order mark, CRLF line endings and blank lines are accepted.
+// UTF-8 byte order mark, CRLF line endings, blank lines (also lines of
+// spaces) and white space around fields are accepted. IDs are UTF-8 text,
+// compared as strings after trimming white space ("7" and "07" differ); in
+// csv they may be quoted and then hold commas, quotes and line breaks; in
+// the other formats a quote is an ordinary character.
 //
-// Bad input — a missing or extra field, an empty ID, a rating that is not a
-// number, NaN, ±Inf, outside [Min, Max], a duplicate pair (unless
-// averaged), no ratings at all — gives a *ParseError with the line number.
-// Invalid Options give a plain error; a failing r gives its error, wrapped.
+// Bad input gives a *ParseError naming the file and line: a missing or
+// extra field (see Options.Columns), an empty ID, an ID longer than
+// MaxIDBytes or not valid UTF-8, a rating that is not a decimal number
+// (see Options.Min), not finite, outside [Min, Max] or not a multiple of
+// the format's step, a duplicate pair (unless averaged), a line longer
+// than MaxLineBytes, a csv record with more than 65535 commas, a NUL byte
+// or a UTF-16 byte order mark (not UTF-8 text), lines ending in a carriage
+// return alone, no ratings at all (an empty file, a header alone, only
+// blank lines). Read stops at the first such line. It never holds more
+// than MaxLineBytes of one line, so an endless line or an unclosed quote
+// fails after reading about MaxLineBytes, in memory of that order. Invalid
+// Options give a plain error; a failing r gives its error, wrapped.
 func Read(r io.Reader, name string, opts Options) (*Dataset, error) {
 	return read(r, name, opts, nil)
 }
@@ -157,55 +183,14 @@ func ReadTest(r io.Reader, name string, opts Options, train *Dataset) (*Dataset,
 	return read(r, name, opts, train)
 }
 
-// columns says where the user, item and rating fields are in a record of n
-// fields; with !exact a record may have more.
-type columns struct {
-	user, item, rating, n int
-	exact                 bool
-}
-
-var defaultColumns = columns{user: 0, item: 1, rating: 2, n: 3}
-
-// parseColumns parses Options.Columns.
-func parseColumns(spec string) (columns, error) {
-	if spec == "" {
-		return defaultColumns, nil
-	}
-	names := strings.Split(spec, ",")
-	c := columns{user: -1, item: -1, rating: -1, n: len(names), exact: true}
-	for k, name := range names {
-		var dst *int
-		switch strings.ToLower(strings.TrimSpace(name)) {
-		case "user":
-			dst = &c.user
-		case "item":
-			dst = &c.item
-		case "rating":
-			dst = &c.rating
-		case "_":
-			continue
-		default:
-			return c, fmt.Errorf("ratings: columns %q: unknown column %q (want user, item, rating or _)", spec, name)
-		}
-		if *dst >= 0 {
-			return c, fmt.Errorf("ratings: columns %q: %q named twice", spec, strings.TrimSpace(name))
-		}
-		*dst = k
-	}
-	if c.user < 0 || c.item < 0 || c.rating < 0 {
-		return c, fmt.Errorf("ratings: columns %q: must name user, item and rating", spec)
-	}
-	return c, nil
-}
-
 // loader holds the state of one read.
 type loader struct {
 	file     string
 	format   Format
 	min, max float64
-	ranged   bool // min, max come from Options
-	integer  bool // ratings must be integers
-	dropZero bool // rating 0 means "not rated"
+	ranged   bool    // min, max come from Options
+	step     float64 // if not 0, ratings must be multiples of step
+	dropZero bool    // rating 0 means "not rated"
 	dup      Duplicates
 
 	users, items *IDs
@@ -237,14 +222,23 @@ func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, err
 		return nil, err
 	}
 	ranged := opts.Min != 0 || opts.Max != 0
-	if ranged && (!(opts.Min < opts.Max) || math.IsInf(opts.Min, 0) || math.IsInf(opts.Max, 0)) {
-		return nil, fmt.Errorf("ratings: %s: rating range [%v, %v] is not a finite interval with Min < Max", name, opts.Min, opts.Max)
+	if ranged {
+		if err := checkRange(opts.Min, opts.Max); err != nil {
+			return nil, fmt.Errorf("ratings: %s: rating range Options.Min = %v, Options.Max = %v: %w", name, opts.Min, opts.Max, err)
+		}
 	}
 	if opts.Duplicates < DuplicatesDefault || opts.Duplicates > DuplicatesAverage {
 		return nil, fmt.Errorf("ratings: %s: unknown duplicates policy %d", name, int(opts.Duplicates))
 	}
 
-	br := bufio.NewReaderSize(r, 64<<10)
+	// A buffer of 64 KiB holds the head that detection looks at; a
+	// smaller input needs no more than its size.
+	size := inputSize(r)
+	bufSize := 64 << 10
+	if size >= 0 && size < int64(bufSize) {
+		bufSize = max(int(size)+1, 16)
+	}
+	br := bufio.NewReaderSize(r, bufSize)
 	if b, _ := br.Peek(len(utf8BOM)); bytes.Equal(b, utf8BOM) {
 		_, _ = br.Discard(len(utf8BOM))
 	}
@@ -252,23 +246,32 @@ func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, err
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, fmt.Errorf("ratings: reading %s: %w", name, err)
 	}
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return nil, &ParseError{File: name, Line: 1, Err: fmt.Errorf("%w: UTF-16 byte order mark: convert the file to UTF-8", ErrSyntax)}
+	}
+	if cr := bytes.IndexByte(head, '\r'); cr >= 0 && cr < len(head)-1 && bytes.IndexByte(head, '\n') < 0 {
+		return nil, &ParseError{File: name, Line: 1, Err: fmt.Errorf(
+			"%w: lines end in a carriage return alone (old Mac line endings): convert them to \\n", ErrSyntax)}
+	}
 	format, reason := opts.Format, "requested"
 	if format == FormatAuto {
 		format, reason = detect(name, head, genericOpts)
+		if reason == "empty input" && len(head) > 0 {
+			reason = fmt.Sprintf("only blank lines in the first %d bytes", len(head))
+		}
 	}
 
 	l := &loader{file: name, format: format, ranged: ranged, dup: opts.Duplicates}
-	if n := estimateLines(r, len(head), head); n > 0 {
+	if n := estimateLines(size, head); n > 0 {
 		l.triples = make([]Triple, 0, n)
 		l.lines = make([]int32, 0, n)
 	}
+	l.min, l.max = format.DefaultRange()
 	switch format {
 	case FormatML100k:
-		l.min, l.max, l.integer = 1, 5, true
-	case FormatMLDat, FormatSweetRS, FormatCSV, FormatTSV:
-		l.min, l.max = 1, 5
-	case FormatMLCSV:
-		l.min, l.max = 0.5, 5
+		l.step = 1
+	case FormatMLDat, FormatMLCSV:
+		l.step = 0.5
 	}
 	if ranged {
 		l.min, l.max = opts.Min, opts.Max
@@ -286,20 +289,21 @@ func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, err
 		l.users, l.items = newIDs(), newIDs()
 	}
 
-	ml := columns{user: 0, item: 1, rating: 2, n: 4, exact: true}
+	// Every parser reads through a guard, which bounds the line length.
+	ml := columns{user: 0, item: 1, rating: 2, n: 4}
 	switch format {
 	case FormatML100k:
-		err = l.readLines(br, []byte{'\t'}, ml, nil, HeaderNo)
+		err = l.readLines(newGuard(br, name, false), bufSize, []byte{'\t'}, ml, nil, HeaderNo)
 	case FormatMLDat:
-		err = l.readLines(br, []byte("::"), ml, nil, HeaderNo)
+		err = l.readLines(newGuard(br, name, false), bufSize, []byte("::"), ml, nil, HeaderNo)
 	case FormatMLCSV:
-		err = l.readLines(br, []byte{','}, ml, []string{"userId", "movieId", "rating", "timestamp"}, HeaderYes)
+		err = l.readLines(newGuard(br, name, false), bufSize, []byte{','}, ml, []string{"userId", "movieId", "rating", "timestamp"}, HeaderYes)
 	case FormatTSV:
-		err = l.readLines(br, []byte{'\t'}, cols, nil, opts.Header)
+		err = l.readLines(newGuard(br, name, false), bufSize, []byte{'\t'}, cols, nil, opts.Header)
 	case FormatSweetRS:
-		err = l.readCSV(br, columns{item: 0, user: 1, rating: 2, n: 3, exact: true}, []string{"product", "user", "value"}, HeaderYes)
+		err = l.readCSV(newGuard(br, name, true), columns{item: 0, user: 1, rating: 2, n: 3}, []string{"product", "user", "value"}, HeaderYes)
 	case FormatCSV:
-		err = l.readCSV(br, cols, nil, opts.Header)
+		err = l.readCSV(newGuard(br, name, true), cols, nil, opts.Header)
 	}
 	if err != nil {
 		return nil, err
@@ -317,40 +321,33 @@ func (l *loader) errAt(line int, err error) error {
 	return &ParseError{File: l.file, Line: line, Err: err}
 }
 
-// header reports whether the first non-blank record, whose rating field is
-// rating (ok false if the record has no such field), is a header to skip.
-func header(mode Header, rating string, ok bool) bool {
+// isHeader reports whether the first non-blank record, whose rating field
+// is rating (ok false if the record has no such field), is a header to
+// skip under mode.
+func isHeader(mode Header, rating string, ok bool) bool {
 	switch mode {
 	case HeaderYes:
 		return true
 	case HeaderAuto:
-		if !ok {
-			return false
-		}
-		_, err := strconv.ParseFloat(strings.TrimSpace(rating), 64)
-		return err != nil
+		return ok && looksLikeHeader(rating)
 	}
 	return false
 }
 
 // readLines reads a format without quoting, one record per line, fields
-// separated by sep. If want is non-nil the first non-blank line must be
-// exactly that header; else mode says whether to skip it.
-func (l *loader) readLines(r io.Reader, sep []byte, cols columns, want []string, mode Header) error {
-	sr := &stickyReader{r: r}
-	err := l.scanLines(sr, sep, cols, want, mode)
-	if err != nil && sr.err != nil {
-		// A Scanner hands over a partial last line when its reader fails;
-		// blame the reader, not that line.
-		return fmt.Errorf("ratings: reading %s: %w", l.file, sr.err)
-	}
-	return err
+// separated by sep, from g, with a buffer of bufSize bytes to start with.
+// If want is non-nil the first non-blank line must be exactly that header;
+// else mode says whether to skip it.
+func (l *loader) readLines(g *guard, bufSize int, sep []byte, cols columns, want []string, mode Header) error {
+	return g.blame(l.scanLines(g, bufSize, sep, cols, want, mode))
 }
 
-func (l *loader) scanLines(r io.Reader, sep []byte, cols columns, want []string, mode Header) error {
+func (l *loader) scanLines(r io.Reader, bufSize int, sep []byte, cols columns, want []string, mode Header) error {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	limit := cols.n + 1 // split one field past the last, to detect extras
+	// The guard stops a line at MaxLineBytes; the Scanner must hold that
+	// and the line ending.
+	sc.Buffer(make([]byte, 0, bufSize), MaxLineBytes+2)
+	limit := cols.n + 2 // split two fields past the last: a timestamp and extras
 	var fields [][]byte
 	first := true
 	for sc.Scan() {
@@ -365,7 +362,7 @@ func (l *loader) scanLines(r io.Reader, sep []byte, cols columns, want []string,
 			first = false
 			if want != nil {
 				if !equalFields(fields, want) {
-					return l.errAt(line, fmt.Errorf("%w: want header %s, got %q", ErrSyntax, strings.Join(want, string(sep)), b))
+					return l.errAt(line, fmt.Errorf("%w: want header %s, got %s", ErrSyntax, strings.Join(want, string(sep)), quote(b)))
 				}
 				l.stats.Header = line
 				continue
@@ -374,55 +371,60 @@ func (l *loader) scanLines(r io.Reader, sep []byte, cols columns, want []string,
 			if len(fields) > cols.rating {
 				rating = fields[cols.rating]
 			}
-			if header(mode, string(rating), len(fields) > cols.rating) {
+			if isHeader(mode, string(rating), len(fields) > cols.rating) {
 				l.stats.Header = line
 				continue
 			}
 		}
-		if err := l.checkFields(line, len(fields), cols); err != nil {
-			return err
+		n := len(fields)
+		if n == limit {
+			n += bytes.Count(fields[n-1], sep) // the last field holds the rest of the line
+		}
+		if err := fieldsError(n, func(k int) []byte { return fields[k] }, cols); err != nil {
+			return l.errAt(line, err)
 		}
 		if err := addRecord(l, line, fields[cols.user], fields[cols.item], fields[cols.rating]); err != nil {
 			return err
 		}
 		if l.format == FormatML100k || l.format == FormatMLDat || l.format == FormatMLCSV {
 			if _, err := strconv.ParseInt(string(fields[3]), 10, 64); err != nil {
-				return l.errAt(line, fmt.Errorf("%w: timestamp %q is not an integer", ErrSyntax, fields[3]))
+				return l.errAt(line, fmt.Errorf("%w: timestamp %s is not an integer", ErrSyntax, quote(fields[3])))
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return l.errAt(l.stats.Lines+1, fmt.Errorf("%w: line longer than %d bytes", ErrSyntax, maxLine))
+		if errors.Is(err, bufio.ErrTooLong) { // not reached: the guard stops first
+			return l.errAt(l.stats.Lines+1, fmt.Errorf("%w: line longer than %d bytes (the limit)", ErrSyntax, MaxLineBytes))
 		}
-		return fmt.Errorf("ratings: reading %s: %w", l.file, err)
+		return fmt.Errorf("ratings: reading %s: %w", l.file, err) // blame prefers the guard's error
 	}
 	return nil
 }
 
-// readCSV reads RFC 4180 comma-separated values with encoding/csv. want and
-// mode are as for readLines.
-func (l *loader) readCSV(r io.Reader, cols columns, want []string, mode Header) error {
-	sr := &stickyReader{r: r}
-	cr := &lineCounter{r: sr}
-	c := csv.NewReader(cr)
+// readCSV reads RFC 4180 comma-separated values with encoding/csv from g.
+// want and mode are as for readLines.
+func (l *loader) readCSV(g *guard, cols columns, want []string, mode Header) error {
+	err := l.parseCSV(g, cols, want, mode)
+	l.stats.Lines = g.lines()
+	return g.blame(err)
+}
+
+func (l *loader) parseCSV(g *guard, cols columns, want []string, mode Header) error {
+	c := csv.NewReader(g)
 	c.FieldsPerRecord = -1
 	c.ReuseRecord = true
 	first := true
 	for {
 		rec, err := c.Read()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
 			var pe *csv.ParseError
-			if sr.err != nil {
-				return fmt.Errorf("ratings: reading %s: %w", l.file, sr.err)
-			}
 			if errors.As(err, &pe) {
 				return l.errAt(pe.Line, fmt.Errorf("%w: %w", ErrSyntax, pe))
 			}
-			return fmt.Errorf("ratings: reading %s: %w", l.file, err)
+			return fmt.Errorf("ratings: reading %s: %w", l.file, err) // blame prefers the guard's error
 		}
 		if len(rec) == 0 || len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a blank line, or one of spaces
@@ -435,7 +437,7 @@ func (l *loader) readCSV(r io.Reader, cols columns, want []string, mode Header) 
 			first = false
 			if want != nil {
 				if !slices.Equal(rec, want) {
-					return l.errAt(line, fmt.Errorf("%w: want header %s, got %q", ErrSyntax, strings.Join(want, ","), strings.Join(rec, ",")))
+					return l.errAt(line, fmt.Errorf("%w: want header %s, got %s", ErrSyntax, strings.Join(want, ","), quote(strings.Join(rec, ","))))
 				}
 				l.stats.Header = line
 				continue
@@ -444,32 +446,19 @@ func (l *loader) readCSV(r io.Reader, cols columns, want []string, mode Header) 
 			if len(rec) > cols.rating {
 				rating = rec[cols.rating]
 			}
-			if header(mode, rating, len(rec) > cols.rating) {
+			if isHeader(mode, rating, len(rec) > cols.rating) {
 				l.stats.Header = line
 				continue
 			}
 		}
-		if err := l.checkFields(line, len(rec), cols); err != nil {
-			return err
+		if err := fieldsError(len(rec), func(k int) string { return rec[k] }, cols); err != nil {
+			return l.errAt(line, err)
 		}
 		line, _ = c.FieldPos(cols.rating)
 		if err := addRecord(l, line, rec[cols.user], rec[cols.item], rec[cols.rating]); err != nil {
 			return err
 		}
 	}
-	l.stats.Lines = cr.lines()
-	return nil
-}
-
-// checkFields checks the number of fields n of a record.
-func (l *loader) checkFields(line, n int, cols columns) error {
-	switch {
-	case n < cols.n:
-		return l.errAt(line, fmt.Errorf("%w: %d fields, want %d", ErrSyntax, n, cols.n))
-	case n > cols.n && cols.exact:
-		return l.errAt(line, fmt.Errorf("%w: more than %d fields", ErrSyntax, cols.n))
-	}
-	return nil
 }
 
 // addRecord checks one record and appends its rating. It is generic so
@@ -480,11 +469,11 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 		// Also bounds the number of users and items, which index as int32.
 		return l.errAt(line, fmt.Errorf("%w: more than %d lines", ErrRange, math.MaxInt32))
 	}
-	if len(user) == 0 {
-		return l.errAt(line, fmt.Errorf("%w: empty user ID", ErrSyntax))
+	if err := checkID("user", user); err != nil {
+		return l.errAt(line, err)
 	}
-	if len(item) == 0 {
-		return l.errAt(line, fmt.Errorf("%w: empty item ID", ErrSyntax))
+	if err := checkID("item", item); err != nil {
+		return l.errAt(line, err)
 	}
 	v, err := parseRating(rating)
 	if err != nil {
@@ -497,12 +486,15 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 	if !(v >= l.min && v <= l.max) {
 		hint := ""
 		if l.format == FormatMLDat && !l.ranged && v == 0.5 {
-			hint = " (MovieLens 10M rates 0.5–5: set Min 0.5)"
+			hint = " (MovieLens 10M rates 0.5–5: set Min 0.5; dpmc: --rating-range 0.5,5)"
 		}
 		return l.errAt(line, fmt.Errorf("%w: rating %v outside [%v, %v]%s", ErrRange, v, l.min, l.max, hint))
 	}
-	if l.integer && v != math.Trunc(v) {
-		return l.errAt(line, fmt.Errorf("%w: rating %v is not an integer", ErrRange, v))
+	if l.step != 0 && v/l.step != math.Trunc(v/l.step) {
+		if l.step == 1 {
+			return l.errAt(line, fmt.Errorf("%w: rating %v is not an integer (%s rates in whole stars)", ErrRange, v, l.format))
+		}
+		return l.errAt(line, fmt.Errorf("%w: rating %v is not a multiple of %v (%s rates in whole or half stars)", ErrRange, v, l.step, l.format))
 	}
 	u, uok := l.users.index[string(user)]
 	i, iok := l.items.index[string(item)]
@@ -528,24 +520,6 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 	l.triples = append(l.triples, Triple{User: u, Item: i, Value: v})
 	l.lines = append(l.lines, int32(line))
 	return nil
-}
-
-// parseRating parses a rating field: a finite decimal number.
-func parseRating[T ~string | ~[]byte](s T) (float64, error) {
-	if len(s) == 1 && '0' <= s[0] && s[0] <= '9' {
-		return float64(s[0] - '0'), nil // the common case, without strconv
-	}
-	if len(s) == 0 {
-		return 0, fmt.Errorf("%w: empty rating", ErrSyntax)
-	}
-	v, err := strconv.ParseFloat(string(s), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%w: rating %q is not a number", ErrSyntax, string(s))
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%w: rating %q is not finite", ErrSyntax, string(s))
-	}
-	return v, nil
 }
 
 // finish builds the Dataset from the records read.
@@ -578,8 +552,8 @@ func (l *loader) finish() (*Dataset, error) {
 	if err != nil {
 		var de *DuplicateError
 		if errors.As(err, &de) {
-			return nil, l.errAt(int(l.lines[de.Second]), fmt.Errorf("%w: user %q, item %q already rated on line %d",
-				ErrDuplicate, l.users.ID(int(de.User)), l.items.ID(int(de.Item)), l.lines[de.First]))
+			return nil, l.errAt(int(l.lines[de.Second]), fmt.Errorf("%w: user %s, item %s already rated on line %d",
+				ErrDuplicate, quote(l.users.ID(int(de.User))), quote(l.items.ID(int(de.Item))), l.lines[de.First]))
 		}
 		return nil, fmt.Errorf("ratings: %s: %w", l.file, err)
 	}
@@ -623,68 +597,39 @@ func equalFields(fields [][]byte, want []string) bool {
 	return true
 }
 
-// lineCounter counts the lines of what is read through it.
-type lineCounter struct {
-	r        io.Reader
-	newlines int
-	last     byte
-	any      bool
-}
+// maxPrealloc bounds the records a loader allocates room for before
+// reading them (20 bytes each).
+const maxPrealloc = 1 << 20
 
-func (c *lineCounter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if n > 0 {
-		c.newlines += bytes.Count(p[:n], []byte{'\n'})
-		c.last, c.any = p[n-1], true
-	}
-	return n, err
-}
-
-// lines returns the number of lines read so far, counting a last line
-// without a newline.
-func (c *lineCounter) lines() int {
-	if c.any && c.last != '\n' {
-		return c.newlines + 1
-	}
-	return c.newlines
-}
-
-// stickyReader remembers the first error other than io.EOF of its reader.
-type stickyReader struct {
-	r   io.Reader
-	err error
-}
-
-func (s *stickyReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	if err != nil && err != io.EOF && s.err == nil {
-		s.err = err
-	}
-	return n, err
-}
-
-// estimateLines guesses the number of lines of r from its size, if r
-// reports one, and from head, the first bytes of what is left of it; the
-// loader has taken buffered bytes from r. 0 means no guess. The guess lets
-// a loader allocate its buffers once.
-func estimateLines(r io.Reader, buffered int, head []byte) int {
-	var size int64
+// inputSize returns the number of bytes r holds if r tells — a
+// *bytes.Reader, *strings.Reader or *bytes.Buffer (what is left of it), a
+// regular *os.File (its size) — else −1.
+func inputSize(r io.Reader) int64 {
 	switch r := r.(type) {
-	case interface{ Len() int }: // *bytes.Reader, *strings.Reader, *bytes.Buffer
-		size = int64(r.Len() + buffered)
-	case interface{ Stat() (os.FileInfo, error) }: // *os.File
+	case interface{ Len() int }:
+		return int64(r.Len())
+	case interface{ Stat() (os.FileInfo, error) }:
 		fi, err := r.Stat()
 		if err != nil || !fi.Mode().IsRegular() {
-			return 0
+			return -1
 		}
-		size = fi.Size()
+		return fi.Size()
 	}
+	return -1
+}
+
+// estimateLines guesses the number of lines of an input of size bytes (−1
+// if unknown) whose first bytes are head. 0 means no guess. The guess lets
+// a loader allocate its buffers once.
+func estimateLines(size int64, head []byte) int {
 	newlines := bytes.Count(head, []byte{'\n'})
 	if size <= 0 || newlines == 0 {
 		return 0
 	}
 	n := float64(size) / float64(len(head)) * float64(newlines) * 1.02
 	// A wrong guess only costs memory: stay within what a file of the
-	// shortest plausible lines ("1,2,3\n") could need.
-	return int(min(n, float64(size)/6+1, 1<<31-1))
+	// shortest plausible lines ("1,2,3\n") could need, and within
+	// maxPrealloc, so that a head of short lines before one endless line
+	// costs little; append grows the buffers past it.
+	return int(min(n, float64(size)/6+1, maxPrealloc))
 }

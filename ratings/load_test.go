@@ -249,8 +249,11 @@ func TestDetect(t *testing.T) {
 		{"ratings.csv", "userId,movieId,rating,timestamp\n1,2,3,4\n", FormatMLCSV, "header userId,movieId,rating"},
 		{"r.csv", "\"product\",\"user\",\"value\"\n\"a\",1,2\n", FormatSweetRS, `header "product","user","value"`},
 		{"r.csv", "product,user,value\na,1,2\n", FormatSweetRS, `header "product","user","value"`},
-		{"r.txt", "a\tb\t1\tc,d\n", FormatTSV, "tab-separated line 1"},
-		{"r.txt", "a,b,1,c\td\n", FormatCSV, "comma-separated line 1"},
+		// More tabs than commas, and the other way round. (These lines
+		// had a fourth, ignored field, which the default layout no longer
+		// accepts unless it is a timestamp.)
+		{"r.txt", "a\tb,c\t1\n", FormatTSV, "tab-separated line 1"},
+		{"r.txt", "a,b\tc,1\n", FormatCSV, "comma-separated line 1"},
 		{"r.txt", "abc\n", FormatCSV, "no tab or comma on line 1"},
 		{"r.txt", "", FormatCSV, "empty input"},
 	}
@@ -306,7 +309,7 @@ func TestFormatNames(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	long := strings.Repeat("9", maxLine+1)
+	long := strings.Repeat("9", MaxLineBytes+1)
 	tests := []struct {
 		format Format
 		opts   Options
@@ -376,6 +379,69 @@ func TestBadInput(t *testing.T) {
 		{FormatTSV, Options{Columns: "rating,user,item"}, "1\ta\tb\n2\tb\n", 2, ErrSyntax, "2 fields, want 3"},
 		{FormatTSV, Options{Columns: "rating,user,item"}, "1\ta\tb\n7\tb\ta\n", 2, ErrRange, "outside"},
 		{FormatTSV, Options{}, "a\tb\t-inf\n", 1, ErrSyntax, "not finite"},
+
+		// Number syntax: strconv.ParseFloat accepts these, a ratings file
+		// must not.
+		{FormatML100k, Options{}, "1\t2\t0x1p2\t4\n", 1, ErrSyntax, `rating "0x1p2" is not a number (hexadecimal`},
+		{FormatML100k, Options{}, "1\t2\t0X4\t4\n", 1, ErrSyntax, "hexadecimal"},
+		{FormatML100k, Options{}, "1\t2\t1_0\t4\n", 1, ErrSyntax, "digit separators"},
+		{FormatML100k, Options{}, "1\t2\tInfinity\t4\n", 1, ErrSyntax, `rating "Infinity" is not finite`},
+		{FormatML100k, Options{}, "1\t2\t.\t4\n", 1, ErrSyntax, "not a number"},
+		{FormatML100k, Options{}, "1\t2\t1e\t4\n", 1, ErrSyntax, "not a number"},
+		{FormatML100k, Options{}, "1\t2\t4 5\t4\n", 1, ErrSyntax, "not a number"},
+		{FormatCSV, Options{}, "1,2,0x1p2\n", 1, ErrSyntax, "hexadecimal"}, // digits: not a header
+		{FormatCSV, Options{}, "1,2,NaN\n", 1, ErrSyntax, `rating "NaN" is not finite`},
+		{FormatCSV, Options{}, "u,i,r\n1,2,+inf\n", 2, ErrSyntax, "not finite"},
+		{FormatCSV, Options{}, "1,2,1e309\n", 1, ErrSyntax, "not finite (beyond"},
+		{FormatTSV, Options{}, "a\tb\t4,5\n", 1, ErrSyntax, `rating "4,5" is not a number (a decimal comma? write 4.5`},
+		{FormatSweetRS, Options{}, `"product","user","value"` + "\n\"a\",1,\"4,5\"\n", 2, ErrSyntax, "a decimal comma"},
+		{FormatCSV, Options{}, "1,2,3\r4\n", 1, ErrSyntax, "carriage return"},
+		// Steps: ml100k whole stars, mldat and mlcsv half stars.
+		{FormatMLDat, Options{}, "1::2::3.7::4\n", 1, ErrRange, "rating 3.7 is not a multiple of 0.5"},
+		{FormatMLDat, Options{Min: 0.5, Max: 5}, "1::2::0.5::4\n1::3::4.25::4\n", 2, ErrRange, "not a multiple of 0.5"},
+		{FormatMLCSV, Options{}, "userId,movieId,rating,timestamp\n1,2,3.25,4\n", 2, ErrRange, "not a multiple of 0.5"},
+		{FormatML100k, Options{Min: 0, Max: 10}, "1\t2\t7.5\t4\n", 1, ErrRange, "rating 7.5 is not an integer"},
+		// Field counts: the known formats exactly theirs; the default
+		// csv and tsv layout 3, or 4 with a timestamp.
+		{FormatMLDat, Options{}, "1::2::3::4::5\n", 1, ErrSyntax, "more than 4 fields (5)"},
+		{FormatMLCSV, Options{}, "userId,movieId,rating,timestamp\n1,2,3.5,4,5\n", 2, ErrSyntax, "more than 4 fields"},
+		{FormatSweetRS, Options{}, `"product","user","value"` + "\n\"a\",1,3,4\n", 2, ErrSyntax, "more than 3 fields (4)"},
+		{FormatCSV, Options{}, "3,3,4,5\n", 1, ErrSyntax, `the 4th, "5", is not a Unix timestamp`},
+		{FormatCSV, Options{}, "3,3,4,5\n", 1, ErrSyntax, "the rating 4,5 written with a decimal comma? write 4.5"},
+		{FormatCSV, Options{}, "1,2,3,881250949\n3,3,4,25\n", 2, ErrSyntax, `e.g. "user,item,rating,_"`},
+		{FormatCSV, Options{}, "1,2,3,yesterday\n", 1, ErrSyntax, "not a Unix timestamp"},
+		{FormatCSV, Options{}, "1,2,3,4,5\n", 1, ErrSyntax, `more than 4 fields (5): the default columns are user,item,rating and an optional timestamp; name the columns with Options.Columns (dpmc: --columns), e.g. "user,item,rating,_,_"`},
+		{FormatTSV, Options{}, "a\tb\t4\tc\n", 1, ErrSyntax, "not a Unix timestamp"},
+		{FormatTSV, Options{}, "a\tb\t4\t881250949\tc\n", 1, ErrSyntax, "more than 4 fields (5)"},
+		{FormatAuto, Options{}, "1;2;4,5\n", 1, ErrSyntax, "2 fields, want 3 (semicolon-separated? only commas and tabs separate fields)"},
+		{FormatAuto, Options{}, "1,2,3\r4,5,1\r", 1, ErrSyntax, "carriage return alone (old Mac line endings)"},
+		// IDs.
+		{FormatCSV, Options{}, "\"\",2,3\n", 1, ErrSyntax, "empty user ID"},
+		{FormatCSV, Options{}, "\" \",2,3\n", 1, ErrSyntax, "empty user ID"},
+		{FormatCSV, Options{}, "1,\xc3\x28,3\n", 1, ErrSyntax, `item ID "\xc3(" is not valid UTF-8`},
+		{FormatML100k, Options{}, "\xff\t2\t3\t4\n", 1, ErrSyntax, "user ID \"\\xff\" is not valid UTF-8"},
+		{FormatML100k, Options{}, strings.Repeat("u", MaxIDBytes+1) + "\t2\t3\t4\n", 1, ErrSyntax, "user ID of 1025 bytes, longer than 1024"},
+		{FormatTSV, Options{}, "a\t" + strings.Repeat("é", MaxIDBytes) + "\t3\n", 1, ErrSyntax, "item ID of 2048 bytes"},
+		// Not text: NUL bytes, UTF-16.
+		{FormatML100k, Options{}, "1\t2\t3\t4\n1\t\x003\t4\n", 2, ErrSyntax, "NUL byte: not a text file"},
+		{FormatCSV, Options{}, "1,2,3\n\n\"a\nb\",c,\x00", 4, ErrSyntax, "NUL byte"},
+		{FormatAuto, Options{}, "\x00\x00\x00\x00", 1, ErrSyntax, "NUL byte"},
+		{FormatAuto, Options{}, "\xff\xfe1\x00,\x002\x00", 1, ErrSyntax, "UTF-16 byte order mark"},
+		{FormatAuto, Options{}, "\xfe\xff\x001\x00,", 1, ErrSyntax, "UTF-16 byte order mark"},
+		// The line length limit, on every path.
+		{FormatAuto, Options{}, "1,2,3\n" + long, 2, ErrSyntax, "line longer than 1048576 bytes"},
+		{FormatAuto, Options{}, long, 1, ErrSyntax, "line longer than 1048576 bytes"},
+		{FormatCSV, Options{}, "1,2,3\n\"" + long, 2, ErrSyntax, "quoted field not closed within 1048576 bytes"},
+		{FormatSweetRS, Options{}, `"product","user","value"` + "\n" + long, 2, ErrSyntax, "longer than"},
+		{FormatMLCSV, Options{}, "userId,movieId,rating,timestamp\n" + long, 2, ErrSyntax, "longer than"},
+		{FormatMLDat, Options{}, long, 1, ErrSyntax, "longer than"},
+		{FormatTSV, Options{}, "a\tb\t1\n\n" + long + "\n", 3, ErrSyntax, "longer than"},
+		{FormatCSV, Options{}, "a,b,1\n\"x\ny\"" + long, 2, ErrSyntax, "record of lines 2–3 longer than"},
+		// An earlier bad line is reported before the limit.
+		{FormatCSV, Options{}, "a,b,9\n" + long, 1, ErrRange, "outside"},
+		// A header, and nothing else.
+		{FormatCSV, Options{}, "user,item,rating\n\n", 1, ErrNoRatings, "a header but no rating lines"},
+		{FormatAuto, Options{}, "\xef\xbb\xbf\r\n\r\n", 0, ErrNoRatings, "only blank lines"},
 	}
 	for k, tt := range tests {
 		name := fmt.Sprintf("bad%d.%s", k, tt.format)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"math/bits"
 	"sort"
 )
 
@@ -104,7 +105,10 @@ func New(m, n int, triples []Triple) (*Matrix, error) {
 // Build is New with a duplicates policy. With DuplicatesAverage a pair rated
 // k > 1 times is stored once with the mean of its k values, and averaged
 // counts such pairs; the matrix then has len(triples) − Len() fewer ratings
-// than triples. Build runs in O(m + n + len(triples)) time.
+// than triples. The mean is computed without overflow and lies between the
+// least and greatest of the k values, so every stored value is finite.
+// Build returns an error, before building anything, if a value is NaN or
+// ±Inf. It runs in O(m + n + len(triples)) time.
 func Build(m, n int, triples []Triple, dup Duplicates) (mat *Matrix, averaged int, err error) {
 	if m < 0 || n < 0 || m > math.MaxInt32 || n > math.MaxInt32 {
 		return nil, 0, fmt.Errorf("ratings: matrix size %d × %d out of range [0, %d]", m, n, math.MaxInt32)
@@ -164,7 +168,7 @@ func Build(m, n int, triples []Triple, dup Duplicates) (mat *Matrix, averaged in
 	}
 	for p := 0; p < nt; {
 		t := triples[order[p]]
-		v, lo, hi := t.Value, t.Value, t.Value
+		v := t.Value
 		q := p + 1
 		for ; q < nt; q++ {
 			u := triples[order[q]]
@@ -174,19 +178,10 @@ func Build(m, n int, triples []Triple, dup Duplicates) (mat *Matrix, averaged in
 			if dup != DuplicatesAverage {
 				return nil, 0, &DuplicateError{User: t.User, Item: t.Item, First: order[p], Second: order[q]}
 			}
-			v += u.Value
-			lo, hi = math.Min(lo, u.Value), math.Max(hi, u.Value)
 		}
 		if q-p > 1 {
 			averaged++
-			// The mean lies in [lo, hi]; clamp away rounding error. The sum
-			// of finite values can overflow to ±Inf; fall back to a
-			// running mean then.
-			v /= float64(q - p)
-			if math.IsInf(v, 0) {
-				v = runningMean(triples, order[p:q])
-			}
-			v = math.Min(math.Max(v, lo), hi)
+			v = mean(triples, order[p:q])
 		}
 		mat.rowIdx = append(mat.rowIdx, t.Item)
 		mat.rowVal = append(mat.rowVal, v)
@@ -225,14 +220,45 @@ func Build(m, n int, triples []Triple, dup Duplicates) (mat *Matrix, averaged in
 	return mat, averaged, nil
 }
 
-// runningMean is the mean of triples[k].Value for k in idx, computed without
-// overflow.
-func runningMean(triples []Triple, idx []int) float64 {
-	var mean float64
-	for c, k := range idx {
-		mean += (triples[k].Value - mean) / float64(c+1)
+// mean returns the mean of triples[k].Value for k in idx: n = len(idx) ≥ 1
+// finite values. The result is finite and lies in [lo, hi], the least and
+// greatest of them.
+//
+// The plain sum cannot be NaN: its terms are finite, so once it overflows
+// to ±Inf it stays there. If it overflows, the values are summed again
+// scaled by 2^−s with 2^s ≥ 2n: scaling by a power of two is exact (bar
+// subnormals, whose loss is far below the rounding of a sum this large),
+// every term is at most MaxFloat64/(2n) in magnitude, so the scaled sum
+// stays near or below MaxFloat64/2 and cannot overflow. Scaling back can
+// still round past ±MaxFloat64 to ±Inf when the mean lies within rounding
+// of it; the clamp to [lo, hi], which also removes any rounding outside
+// the values' range, maps that to lo or hi.
+func mean(triples []Triple, idx []int) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var sum float64
+	for _, k := range idx {
+		v := triples[k].Value
+		sum += v
+		lo, hi = min(lo, v), max(hi, v)
 	}
-	return mean
+	n := float64(len(idx))
+	m := sum / n
+	if math.IsInf(sum, 0) {
+		s := bits.Len(uint(len(idx))) + 1
+		var scaled float64
+		for _, k := range idx {
+			scaled += math.Ldexp(triples[k].Value, -s)
+		}
+		m = math.Ldexp(scaled/n, s)
+	}
+	// Written so that a NaN, which cannot occur, would become lo.
+	if !(m >= lo) {
+		m = lo
+	}
+	if m > hi {
+		m = hi
+	}
+	return m
 }
 
 // Rows returns the number of users (rows), including users with no rating.

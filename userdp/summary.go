@@ -102,7 +102,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if o.NoNoise {
 		mode = "NON-PRIVATE baseline (--mechanism none)"
 	}
-	fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user + u_userᵀv_item; rank %d, %d ALS step(s) after the start\n", mode, s.Release.Rank, o.Iters)
+	if s.Release.Rank == 0 {
+		fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user (biases only)\n", mode)
+	} else {
+		fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user + u_userᵀv_item; rank %d, %d ALS step(s)\n", mode, s.Release.Rank, o.Iters)
+	}
 	fmt.Fprintf(&b, "released:   %d items, %d with factors; global centre μ = %.4g\n", s.Release.Items, s.Release.HeadItems, s.Release.Mu)
 	if err := s.Privacy.WriteText(&b); err != nil {
 		return err

@@ -24,6 +24,6 @@ and therefore not private.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newTrainCmd(), newBudgetCmd(), newSampleCmd(), newAccountCmd(), newAuditCmd(), newReproduceCmd())
+	root.AddCommand(newTrainCmd(), newBudgetCmd(), newSampleCmd(), newAccountCmd(), newAuditCmd(), newReproduceCmd(), newUtilityCmd())
 	return root
 }

@@ -49,6 +49,7 @@ type trainFlags struct {
 	epsilon, delta                float64
 	maxUserRatings                int
 	clipNorm, center, bound       float64
+	user                          userTrainFlags
 }
 
 func newTrainCmd() *cobra.Command {
@@ -128,6 +129,7 @@ paper's Algorithm 3 says ("paper").`,
 	f.Float64Var(&fl.clipNorm, "clip-norm", 1, "--privacy user: ℓ2 norm C every user factor is clipped to before it enters an item update")
 	f.Float64Var(&fl.center, "center", math.NaN(), "--privacy user: public rating centre c (default: middle of the data's declared rating range)")
 	f.Float64Var(&fl.bound, "bound", math.NaN(), "--privacy user: ratings enter item updates clipped to c ± B (default: half the declared rating range)")
+	fl.user.register(cmd)
 	return cmd
 }
 
@@ -241,6 +243,14 @@ func trainNoise(cmd *cobra.Command, fl *trainFlags) (mechanism.Mechanism, error)
 }
 
 func runTrain(cmd *cobra.Command, fl *trainFlags) error {
+	if fl.privacy == "user" {
+		return runTrainUser(cmd, fl)
+	}
+	for _, name := range append(userModeOnly, "synthetic", "users") {
+		if cmd.Flags().Changed(name) {
+			return fmt.Errorf("--%s needs --privacy user", name)
+		}
+	}
 	stderr := cmd.ErrOrStderr()
 	algo, err := solver.ParseAlgorithm(fl.algo)
 	if err != nil {

@@ -1,7 +1,9 @@
 // Package progress prints progress with an ETA on stderr for long work. On
-// a terminal it redraws one bar in place; otherwise (a log file, CI) it
-// prints at most one line every few seconds, so logs stay short. Either
-// way it stays silent for work that finishes within a grace period.
+// a terminal it redraws one bar in place; on another file (a log, a pipe,
+// CI) it prints at most one line every few seconds, so logs stay short.
+// Either way it stays silent for work that finishes within a grace period.
+// Writers that are not files — the buffers tests capture output in — get
+// no progress at all, so no test's output depends on how fast it ran.
 package progress
 
 import (
@@ -41,7 +43,17 @@ func isTerminal(w io.Writer) bool {
 }
 
 // New returns a Reporter writing to w, labelling its lines with label.
+// If w is not an *os.File the Reporter prints nothing (see the package
+// comment).
 func New(w io.Writer, label string) *Reporter {
+	if _, ok := w.(*os.File); !ok {
+		w = io.Discard
+	}
+	return newReporter(w, label)
+}
+
+// newReporter is New without the file check.
+func newReporter(w io.Writer, label string) *Reporter {
 	now := time.Now
 	t := now()
 	r := &Reporter{w: w, label: label, start: t, now: now, Grace: 2 * time.Second, Every: 5 * time.Second}

@@ -9,7 +9,7 @@ import (
 
 func TestReporter(t *testing.T) {
 	var buf bytes.Buffer
-	r := New(&buf, "sweep")
+	r := newReporter(&buf, "sweep")
 	clock := r.start
 	r.now = func() time.Time { return clock }
 	step := func(d time.Duration, done int) { clock = clock.Add(d); r.Update(done, 10) }
@@ -33,7 +33,7 @@ func TestReporter(t *testing.T) {
 
 func TestBar(t *testing.T) {
 	var buf bytes.Buffer
-	r := New(&buf, "table 3")
+	r := newReporter(&buf, "table 3")
 	r.Bar = true
 	clock := r.start
 	r.now = func() time.Time { return clock }
@@ -50,5 +50,21 @@ func TestBar(t *testing.T) {
 	}
 	if New(&buf, "x").Bar {
 		t.Error("a buffer is not a terminal")
+	}
+}
+
+// A writer that is not a file (a test's buffer) gets no progress, however
+// long the work takes.
+func TestNotAFileIsSilent(t *testing.T) {
+	var buf bytes.Buffer
+	r := New(&buf, "sweep")
+	clock := r.start
+	r.now = func() time.Time { return clock }
+	for done := 1; done <= 10; done++ {
+		clock = clock.Add(time.Hour)
+		r.Update(done, 10)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("printed %q to a buffer", buf.String())
 	}
 }

@@ -1,0 +1,265 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/synthetic"
+	"github.com/dpmc/dpmc/userdp"
+)
+
+// userTrainFlags are the flags of dpmc train that only --privacy user
+// reads.
+type userTrainFlags struct {
+	items     string
+	synthetic string
+	users     int
+	headItems int
+	weights   string
+	share     float64
+}
+
+// register adds the user-mode flags to cmd.
+func (u *userTrainFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&u.items, "items", "", "--privacy user: public item catalogue, one item ID per line (default: private item selection)")
+	f.StringVar(&u.synthetic, "synthetic", "", `built-in data: "" (the paper's uniform low-rank problem) or "realistic" (MovieLens-1M-shaped: power-law popularity, biases, decaying spectrum; --users sets its size)`)
+	f.IntVar(&u.users, "users", 6040, "--synthetic realistic: number of users (items scale as users^0.6)")
+	f.IntVar(&u.headItems, "head-items", 0, "--privacy user: items that get factors, the most popular by noisy count (default 400)")
+	f.StringVar(&u.weights, "weights", "adaptive", "--privacy user: factor-step weights within each user: adaptive (∝ n̂^(−½)) or uniform")
+	f.Float64Var(&u.share, "factor-share", 0, "--privacy user with an explicit --rank: share of the budget (of μ²) for the factors (default 0.4)")
+}
+
+// userModeOnly are flags that --privacy paper must refuse.
+var userModeOnly = []string{"items", "head-items", "weights", "factor-share"}
+
+// paperModeOnly are the paper-mode flags that --privacy user refuses.
+var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init", "bound"}
+
+// userPlan is what the flags of --privacy user ask for, checked before
+// any data is read; options turns it into userdp options once the rating
+// range is known.
+type userPlan struct {
+	eps   float64
+	items []string
+}
+
+// checkUserFlags checks every --privacy user flag that does not depend on
+// the data, and reads the --items catalogue, before any long work.
+func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
+	changed := cmd.Flags().Changed
+	for _, name := range paperModeOnly {
+		if changed(name) {
+			return nil, fmt.Errorf("--%s applies to --privacy paper; --privacy user sets its own noise and solver (see dpmc help train)", name)
+		}
+	}
+	p := &userPlan{eps: fl.epsilon}
+	mech := fl.noise.name
+	if !changed("mechanism") {
+		mech = "gaussian" // the train command's default (huber) is paper mode's
+	}
+	switch mech {
+	case "gaussian":
+		if !changed("epsilon") {
+			return nil, fmt.Errorf("--privacy user needs --epsilon (the total user-level ε), or --mechanism none for the non-private baseline")
+		}
+		if !(p.eps > 0) || math.IsInf(p.eps, 0) || math.IsNaN(p.eps) {
+			return nil, fmt.Errorf("--epsilon = %v, want a finite number > 0", p.eps)
+		}
+	case "none":
+		if changed("epsilon") {
+			return nil, fmt.Errorf("--epsilon does not apply to --mechanism none (the non-private baseline)")
+		}
+		p.eps = math.Inf(1)
+	default:
+		return nil, fmt.Errorf("--mechanism %s: --privacy user uses Gaussian noise (exact composition of its many releases) or none; Laplace and Huber are for --privacy paper", mech)
+	}
+	if !(fl.delta > 0 && fl.delta < 1) {
+		return nil, fmt.Errorf("--delta = %v, want in (0, 1)", fl.delta)
+	}
+	if changed("factor-share") && !changed("rank") {
+		return nil, fmt.Errorf("--factor-share needs --rank")
+	}
+	if changed("rank") && fl.rank < 0 {
+		return nil, fmt.Errorf("--rank = %d, want ≥ 0 (0: biases only)", fl.rank)
+	}
+	if changed("iters") && fl.iters < 0 {
+		return nil, fmt.Errorf("--iters = %d, want ≥ 0", fl.iters)
+	}
+	if changed("head-items") && fl.user.headItems < 1 {
+		return nil, fmt.Errorf("--head-items = %d, want ≥ 1", fl.user.headItems)
+	}
+	if _, err := userdp.ParseWeights(fl.user.weights); err != nil {
+		return nil, fmt.Errorf("--weights: %w", err)
+	}
+	if changed("max-user-ratings") && fl.maxUserRatings < 1 {
+		return nil, fmt.Errorf("--max-user-ratings = %d, want ≥ 1", fl.maxUserRatings)
+	}
+	if changed("clip-norm") && (!(fl.clipNorm > 0) || math.IsInf(fl.clipNorm, 0)) {
+		return nil, fmt.Errorf("--clip-norm = %v, want a finite number > 0", fl.clipNorm)
+	}
+	if changed("center") && (math.IsNaN(fl.center) || math.IsInf(fl.center, 0)) {
+		return nil, fmt.Errorf("--center = %v, want a finite number in the rating range", fl.center)
+	}
+	if fl.user.items != "" {
+		items, err := userdp.LoadCatalogue(fl.user.items)
+		if err != nil {
+			return nil, fmt.Errorf("--items: %w", err)
+		}
+		p.items = items
+	}
+	return p, nil
+}
+
+// options returns the userdp options for data on the rating range [lo, hi].
+func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64) (userdp.Options, error) {
+	changed := cmd.Flags().Changed
+	o := userdp.Defaults(p.eps, fl.delta, lo, hi)
+	if p.items != nil {
+		o = o.WithCatalogue(p.items)
+	}
+	if changed("center") {
+		if fl.center < lo || fl.center > hi {
+			return o, fmt.Errorf("--center = %v, want a number in the rating range [%g, %g]", fl.center, lo, hi)
+		}
+		o = o.WithCenter(fl.center)
+	}
+	if changed("rank") || changed("iters") {
+		rank, iters := o.Rank, o.Iters
+		if changed("rank") {
+			rank = fl.rank
+		}
+		if changed("iters") {
+			iters = fl.iters
+		}
+		share := 0.4
+		if changed("factor-share") {
+			share = fl.user.share
+			if !(share > 0 && share < o.Shares.Biases+o.Shares.Factors) {
+				return o, fmt.Errorf("--factor-share = %v, want in (0, %g)", share, o.Shares.Biases+o.Shares.Factors)
+			}
+		}
+		o = o.WithFactors(rank, iters, share)
+	}
+	if changed("head-items") {
+		o.HeadItems = fl.user.headItems
+	}
+	o.Weights, _ = userdp.ParseWeights(fl.user.weights)
+	if changed("max-user-ratings") {
+		o.MaxItemsPerUser = fl.maxUserRatings
+	}
+	if changed("clip-norm") {
+		o.ClipNorm = fl.clipNorm
+	}
+	_, seeded := fl.seed.rand(cmd)
+	o.Seeded, o.Seed = seeded, fl.seed.seed
+	o.Workers = fl.workers
+	return o, nil
+}
+
+// realisticData generates the --synthetic realistic data set and its
+// 80/20 (or --test-fraction) split.
+func realisticData(cmd *cobra.Command, fl *trainFlags) (train, test *ratings.Dataset, describe string, err error) {
+	if fl.data != "" {
+		return nil, nil, "", fmt.Errorf("--synthetic applies only without --data")
+	}
+	if fl.user.users < 10 || fl.user.users > 1_000_000 {
+		return nil, nil, "", fmt.Errorf("--users = %d, want in [10, 1000000]", fl.user.users)
+	}
+	r, seeded := fl.seed.rand(cmd)
+	seed := r.Uint64() >> 1
+	g := synthetic.DefaultRealistic(fl.user.users, seed)
+	d, err := g.Generate()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	frac := 0.2
+	if cmd.Flags().Changed("test-fraction") {
+		frac = fl.testFrac
+	}
+	train, test, err = ratings.Split(d, frac, r)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	describe = fmt.Sprintf("synthetic realistic (MovieLens-1M-shaped) %d users × %d items, rank %d, data seed %d, %d training and %d test ratings",
+		g.Users, g.Items, g.Rank, seed, train.Ratings.Len(), test.Ratings.Len())
+	if !seeded {
+		describe += " (data seed drawn at random)"
+	}
+	return train, test, describe, nil
+}
+
+// datasets wraps loaded training data as userdp wants it: matrices with
+// external IDs (numbered from 1 for the paper's synthetic problem).
+func datasets(d *trainData) (train, test *ratings.Dataset) {
+	users, items := d.users, d.items
+	name := func(n int) *ratings.IDs {
+		ids := make([]string, n)
+		for k := range ids {
+			ids[k] = strconv.Itoa(k + 1)
+		}
+		x, _ := ratings.NewIDs(ids)
+		return x
+	}
+	if users == nil {
+		users = name(d.train.Rows())
+	}
+	if items == nil {
+		items = name(d.train.Cols())
+	}
+	train = &ratings.Dataset{Ratings: d.train, Users: users, Items: items, Min: d.min, Max: d.max}
+	if d.test != nil {
+		test = &ratings.Dataset{Ratings: d.test, Users: users, Items: items, Min: d.min, Max: d.max}
+	}
+	return train, test
+}
+
+// runTrainUser is dpmc train --privacy user.
+func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
+	stderr := cmd.ErrOrStderr()
+	plan, err := checkUserFlags(cmd, fl)
+	if err != nil {
+		return err
+	}
+	var train, test *ratings.Dataset
+	var describe string
+	switch fl.user.synthetic {
+	case "realistic":
+		if train, test, describe, err = realisticData(cmd, fl); err != nil {
+			return err
+		}
+	case "":
+		d, err := loadTrainData(cmd, fl)
+		if err != nil {
+			return err
+		}
+		train, test = datasets(d)
+		describe = d.describe
+	default:
+		return fmt.Errorf("--synthetic %q: want realistic (or leave it out)", fl.user.synthetic)
+	}
+	opts, err := plan.options(cmd, fl, train.Min, train.Max)
+	if err != nil {
+		return err
+	}
+	if opts.Seeded && !opts.NoNoise {
+		fmt.Fprintln(stderr, "dpmc: warning: --seed makes the noise reproducible: this run is NOT private (experiments only)")
+	}
+	opts.Progress = func(s string) { fmt.Fprintln(stderr, "dpmc: train:", s) }
+	start := time.Now()
+	res, err := userdp.Train(cmd.Context(), train, opts)
+	if err != nil {
+		return err
+	}
+	opts.Progress = nil
+	s := userdp.Summarize(res, opts, train, test, describe, time.Since(start).Seconds())
+	if fl.json {
+		return s.WriteJSON(cmd.OutOrStdout())
+	}
+	return s.WriteText(cmd.OutOrStdout())
+}

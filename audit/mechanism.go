@@ -88,6 +88,17 @@ func (o MechanismOptions) resolve(m Noise) (MechanismOptions, error) {
 	if err := check.Finite("at", o.At); err != nil {
 		return o, err
 	}
+	// The neighbours must be distinct in float64, by the shift asked for:
+	// at |x| ≫ Δ, x + Δ rounds (to x itself past 2⁵³·Δ), and the audit
+	// would test a different shift than it reports.
+	if got := (o.At + o.Sensitivity) - o.At; math.Abs(got-o.Sensitivity) > 1e-6*o.Sensitivity {
+		return o, fmt.Errorf("%w: at = %g, sensitivity = %g: x + Δ − x = %g in float64, not Δ; use |at| below %g", check.ErrParam, o.At, o.Sensitivity, got, o.Sensitivity*1e9)
+	}
+	// The privacy loss of shifts beyond ~10⁶ noise standard deviations
+	// overflows (−Inf, NaN), and such neighbours share no output anyway.
+	if sd := math.Sqrt(m.Variance()); !(o.Sensitivity <= 1e6*sd) {
+		return o, fmt.Errorf("%w: sensitivity = %g is more than 10⁶ noise standard deviations (%g): the two neighbours' outputs do not overlap, so there is nothing to audit", check.ErrParam, o.Sensitivity, sd)
+	}
 	if o.Workers, err = resolveWorkers(o.Workers); err != nil {
 		return o, err
 	}

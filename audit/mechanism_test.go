@@ -306,3 +306,22 @@ func BenchmarkMechanism(b *testing.B) {
 		}
 	}
 }
+
+// Neighbours that float64 cannot tell apart, or that share no output, are
+// refused rather than audited into −Inf and NaN.
+func TestMechanismRefusesDegenerateNeighbours(t *testing.T) {
+	m, err := laplace.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []MechanismOptions{
+		{Sensitivity: 1, At: 1e308},
+		{Sensitivity: 1, At: 1e17},
+		{Sensitivity: 1e300},
+	} {
+		o.Samples, o.Seeded = 1000, true
+		if _, err := Mechanism(context.Background(), m, o); !errors.Is(err, check.ErrParam) {
+			t.Errorf("at %g, sensitivity %g: %v, want a parameter error", o.At, o.Sensitivity, err)
+		}
+	}
+}

@@ -225,3 +225,12 @@ func TestAccountHelp(t *testing.T) {
 		t.Error("dpmc --help does not list account")
 	}
 }
+
+func TestAccountCompositionsBound(t *testing.T) {
+	for _, k := range []string{"9223372036854775807", "100000001", "0"} {
+		_, stderr, code := dpmc(t, "account", "--mechanism", "laplace", "--scale", "1", "--compositions", k)
+		if code != 1 || !strings.Contains(stderr, "want K in [1, 100000000]") {
+			t.Errorf("--compositions %s: exit %d, %q", k, code, stderr)
+		}
+	}
+}

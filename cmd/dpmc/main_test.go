@@ -226,3 +226,10 @@ func TestHelpListsFlagsWithDefaults(t *testing.T) {
 		}
 	}
 }
+
+func TestVersion(t *testing.T) {
+	out, stderr, code := dpmc(t, "--version")
+	if code != 0 || !strings.HasPrefix(out, "dpmc ") || !strings.Contains(out, "go1.") {
+		t.Errorf("--version: exit %d, %q, %q", code, out, stderr)
+	}
+}

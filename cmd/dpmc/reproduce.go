@@ -51,7 +51,11 @@ accuracy experiments.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			writeReport := report != "" && (!quick || cmd.Flags().Changed("report"))
+			// The default report covers results/ as a whole; it is written
+			// only when the run writes there, so a run into another --out
+			// never replaces it with a report of fewer tables pointing at a
+			// folder that may not last. Ask for one with --report.
+			writeReport := report != "" && (cmd.Flags().Changed("report") || (!quick && !cmd.Flags().Changed("out")))
 			if reportOnly {
 				return renderReport(stdout, out, report, force)
 			}
@@ -111,7 +115,11 @@ accuracy experiments.`,
 				if res.Table == "1" {
 					n = len(res.Budget)
 				}
-				fmt.Fprintf(stdout, "table %-7s %4d rows  %6.1f s  → %s\n", res.Table, n, res.Seconds, filepath.Join(out, "table"+res.Table+".{json,csv,md}"))
+				files := "table" + res.Table + ".{json,csv,md}"
+				if res.Skipped != "" {
+					files = "table" + res.Table + ".{json,md} (skipped: no csv)"
+				}
+				fmt.Fprintf(stdout, "table %-7s %4d rows  %6.1f s  → %s\n", res.Table, n, res.Seconds, filepath.Join(out, files))
 				return nil
 			})
 			if err != nil {
@@ -125,12 +133,12 @@ accuracy experiments.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&tables, "table", "all", "tables to run, comma-separated: 1, 3, 6, 7, 8, 9, privacy, or all")
-	f.IntVar(&trials, "trials", 10, "trials per cell, each with its own data and noise seeds (default 2 with --quick)")
+	f.IntVar(&trials, "trials", 10, "trials per cell, each with its own data and noise seeds (--quick: 2 unless given)")
 	f.Uint64Var(&seed, "seed", 1, "root seed of every trial's data and noise seeds")
 	f.BoolVar(&quick, "quick", false, "reduced run (fewer iterations and trials) for smoke tests; not comparable with the paper")
 	f.StringVar(&dataDir, "data-dir", "", "directory holding movielens-100k/ and sweetrs/ (default: ./data, else ../shared/data)")
 	f.StringVar(&out, "out", "results", "directory for the results; created if absent, and if not empty it must hold earlier results of dpmc reproduce (or pass --force)")
-	f.StringVar(&report, "report", "REPRODUCTION.md", "report file rendered from --out after the run (not written by --quick unless given)")
+	f.StringVar(&report, "report", "REPRODUCTION.md", "report file rendered from --out after the run (written by default only when --out is left at results/; --quick or another --out writes one only if --report is given)")
 	f.BoolVar(&reportOnly, "report-only", false, "re-render the report, each table's Markdown and the plots from the results already in --out, without running anything")
 	f.BoolVar(&force, "force", false, "write into a non-empty --out without earlier results, and overwrite a --report file dpmc did not generate")
 	return cmd

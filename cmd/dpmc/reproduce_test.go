@@ -135,3 +135,27 @@ func TestReproduceSkipsMissingData(t *testing.T) {
 		t.Errorf("table6.json: %v, skipped %q", err, res.Skipped)
 	}
 }
+
+// A run into another --out writes no report unless asked, so it can never
+// replace REPRODUCTION.md with a report of fewer tables pointing at a
+// folder that may not last; a skipped table says it wrote no csv.
+func TestReproduceOtherOutWritesNoReport(t *testing.T) {
+	out := t.TempDir()
+	if _, err := os.Stat("REPRODUCTION.md"); err == nil {
+		t.Fatal("REPRODUCTION.md exists in the test's folder before the run")
+	}
+	stdout, stderr, code := dpmc(t, "reproduce", "--table", "1,6", "--out", out, "--data-dir", filepath.Join(out, "nonexistent"))
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if _, err := os.Stat("REPRODUCTION.md"); err == nil {
+		os.Remove("REPRODUCTION.md")
+		t.Error("a run into another --out wrote ./REPRODUCTION.md")
+	}
+	if !strings.Contains(stdout, "table6.{json,md} (skipped: no csv)") {
+		t.Errorf("skipped table 6 reported as %q", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "table6.csv")); err == nil {
+		t.Error("skipped table wrote a csv")
+	}
+}

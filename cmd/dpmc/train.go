@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/rand"
+	"errors"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 // trainFlags are the flags of dpmc train.
 type trainFlags struct {
 	data, format, columns, header string
+	ratingRange                   string
 	test                          string
 	testFrac                      float64
 	rows, cols                    int
@@ -48,7 +50,7 @@ type trainFlags struct {
 	privacy                       string
 	epsilon, delta                float64
 	maxUserRatings                int
-	clipNorm, center, bound       float64
+	clipNorm, center              float64
 	user                          userTrainFlags
 }
 
@@ -102,6 +104,7 @@ paper's Algorithm 3 says ("paper").`,
 	f.StringVar(&fl.format, "format", "auto", "format of --data and --test: auto, ml100k, mldat, mlcsv, sweetrs, csv, tsv")
 	f.StringVar(&fl.columns, "columns", "", `columns of a csv/tsv file, e.g. "user,item,rating" ("_" ignores a column)`)
 	f.StringVar(&fl.header, "header", "auto", "whether a csv/tsv file has a header line: auto, yes, no")
+	f.StringVar(&fl.ratingRange, "rating-range", "", "MIN,MAX: the declared rating range of --data and --test, used for clipping, centring and sensitivity (default: the format's own: 1,5; mlcsv 0.5,5; MovieLens 10M ratings.dat needs 0.5,5)")
 	f.StringVar(&fl.test, "test", "", "held-out ratings file (same format) for test RMSE and MAE")
 	f.Float64Var(&fl.testFrac, "test-fraction", 0, "hold out this fraction of --data's ratings, chosen at random, as the test set")
 	f.IntVar(&fl.rows, "rows", 1000, "synthetic problem: number of users (rows)")
@@ -111,7 +114,7 @@ paper's Algorithm 3 says ("paper").`,
 	fl.noise.register(cmd, "huber", calibrate.None)
 	f.Float64Var(&fl.variance, "variance", 1, "noise variance per coordinate, in squared rating units (ignored with --mechanism none)")
 	f.IntVar(&fl.rank, "rank", 5, "rank r of the factorization (and of the synthetic truth)")
-	f.Float64Var(&fl.lambda, "lambda", 0.5, "ridge penalty λ of every row solve, not scaled by the row's count")
+	f.Float64Var(&fl.lambda, "lambda", 0.5, "--privacy paper: ridge penalty λ > 0 of every row solve, not scaled by the row's count")
 	f.IntVar(&fl.iters, "iters", 50, "outer sweeps T (users, then items)")
 	f.IntVar(&fl.irlsIters, "irls-iters", 20, "inner iterations K of each IRLS item solve")
 	f.Float64Var(&fl.threshold, "irls-threshold", 0, "Huber threshold c of the IRLS weights, in rating units (default: the Huber noise's α, else 3)")
@@ -123,12 +126,11 @@ paper's Algorithm 3 says ("paper").`,
 	f.StringVar(&fl.save, "save", "", "save the model (factors and IDs) as JSON to this file, atomically")
 	f.BoolVar(&fl.force, "force", false, "overwrite the --save file if it exists")
 	f.StringVar(&fl.privacy, "privacy", "paper", "privacy mode: paper (the paper's algorithms; no guarantee) or user (user-level DP of the item factors)")
-	f.Float64Var(&fl.epsilon, "epsilon", 0, "--privacy user: total user-level ε to calibrate the noise to (instead of --variance or explicit noise)")
+	f.Float64Var(&fl.epsilon, "epsilon", 0, "--privacy user: total user-level ε of everything released (required unless --mechanism none)")
 	f.Float64Var(&fl.delta, "delta", 1e-6, "total δ of the privacy report, and of the --epsilon target; a probability in (0, 1)")
-	f.IntVar(&fl.maxUserRatings, "max-user-ratings", 50, "--privacy user: ratings per user (sampled uniformly) that enter item updates, k")
-	f.Float64Var(&fl.clipNorm, "clip-norm", 1, "--privacy user: ℓ2 norm C every user factor is clipped to before it enters an item update")
-	f.Float64Var(&fl.center, "center", math.NaN(), "--privacy user: public rating centre c (default: middle of the data's declared rating range)")
-	f.Float64Var(&fl.bound, "bound", math.NaN(), "--privacy user: ratings enter item updates clipped to c ± B (default: half the declared rating range)")
+	f.IntVar(&fl.maxUserRatings, "max-user-ratings", 1000, "--privacy user: most ratings one user contributes to the releases (a uniform random subset beyond)")
+	f.Float64Var(&fl.clipNorm, "clip-norm", 1, "--privacy user: ℓ2 norm C every user factor is clipped to before it enters an item release")
+	f.Float64Var(&fl.center, "center", 0, "--privacy user: a public global mean rating, in the rating range (default: a noisy mean is released)")
 	fl.user.register(cmd)
 	return cmd
 }
@@ -146,7 +148,7 @@ type trainData struct {
 func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 	changed := cmd.Flags().Changed
 	if fl.data == "" {
-		for _, name := range []string{"test", "test-fraction", "format", "columns", "header"} {
+		for _, name := range []string{"test", "test-fraction", "format", "columns", "header", "rating-range"} {
 			if changed(name) {
 				return nil, fmt.Errorf("--%s needs --data", name)
 			}
@@ -184,17 +186,22 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 		return nil, fmt.Errorf("--header: %w", err)
 	}
 	opts.Columns = fl.columns
+	if fl.ratingRange != "" {
+		if opts.Min, opts.Max, err = ratings.ParseRange(fl.ratingRange); err != nil {
+			return nil, fmt.Errorf("--rating-range: %w", err)
+		}
+	}
 	var train, test *ratings.Dataset
 	var loaded ratings.Stats // of the file, before any split
 	switch {
 	case fl.test != "":
 		if train, test, err = ratings.LoadPair(fl.data, fl.test, opts); err != nil {
-			return nil, err
+			return nil, rangeHint(err, fl)
 		}
 		loaded = train.Stats
 	default:
 		if train, err = ratings.Load(fl.data, opts); err != nil {
-			return nil, err
+			return nil, rangeHint(err, fl)
 		}
 		loaded = train.Stats
 		if fl.testFrac != 0 {
@@ -211,8 +218,8 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 		return nil, fmt.Errorf("%s: no training ratings", fl.data)
 	}
 	d := &trainData{
-		describe: fmt.Sprintf("%s (format %s: %s), %d users × %d items, %d training ratings",
-			train.Source, train.Format, train.FormatReason, train.Ratings.Rows(), train.Ratings.Cols(), train.Ratings.Len()),
+		describe: fmt.Sprintf("%s (format %s: %s, ratings in [%g, %g]), %d users × %d items, %d training ratings",
+			train.Source, train.Format, train.FormatReason, train.Min, train.Max, train.Ratings.Rows(), train.Ratings.Cols(), train.Ratings.Len()),
 		train: train.Ratings, users: train.Users, items: train.Items, min: train.Min, max: train.Max,
 	}
 	if loaded.Zeros > 0 || loaded.Averaged > 0 {
@@ -226,6 +233,14 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 		}
 	}
 	return d, nil
+}
+
+// rangeHint adds to an out-of-range error how to declare another scale.
+func rangeHint(err error, fl *trainFlags) error {
+	if errors.Is(err, ratings.ErrRange) && fl.ratingRange == "" {
+		return fmt.Errorf("%w (declare the rating scale with --rating-range MIN,MAX)", err)
+	}
+	return err
 }
 
 // trainNoise returns the mechanism the flags ask for (nil for none).
@@ -267,38 +282,29 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		return fmt.Errorf("--force needs --save")
 	}
 	changed := cmd.Flags().Changed
-	user := false
-	switch fl.privacy {
-	case "paper":
-		for _, name := range []string{"epsilon", "max-user-ratings", "clip-norm", "center", "bound"} {
-			if changed(name) {
-				return fmt.Errorf("--%s needs --privacy user", name)
-			}
-		}
-	case "user":
-		user = true
-		if fl.epsilon != 0 || changed("epsilon") {
-			if !(fl.epsilon > 0) || math.IsInf(fl.epsilon, 0) {
-				return fmt.Errorf("--epsilon = %v, want > 0", fl.epsilon)
-			}
-			if changed("variance") || changed("scale") || changed("sigma") {
-				return fmt.Errorf("--epsilon sets the noise scale: give it or --variance/--scale/--sigma, not both")
-			}
-			if fl.noise.name == calibrate.None {
-				return fmt.Errorf("--epsilon needs a mechanism, not --mechanism none")
-			}
-		}
-	default:
+	if fl.privacy != "paper" {
 		return fmt.Errorf("--privacy %q: want paper or user", fl.privacy)
+	}
+	for _, name := range []string{"epsilon", "max-user-ratings", "clip-norm", "center"} {
+		if changed(name) {
+			return fmt.Errorf("--%s needs --privacy user", name)
+		}
 	}
 	if !(fl.delta > 0 && fl.delta < 1) {
 		return fmt.Errorf("--delta = %v, want in (0, 1)", fl.delta)
 	}
-	var noise mechanism.Mechanism
-	if !(user && fl.epsilon > 0) {
-		if noise, err = trainNoise(cmd, fl); err != nil {
-			return err
-		}
+	if changed("lambda") && !(fl.lambda > 0) {
+		return fmt.Errorf("--lambda = %v, want > 0 (every row solve needs a positive ridge)", fl.lambda)
+	}
+	if changed("irls-threshold") && (!(fl.threshold > 0) || math.IsInf(fl.threshold, 0)) {
+		return fmt.Errorf("--irls-threshold = %v, want a finite number > 0 (leave it out for the default)", fl.threshold)
+	}
+	noise, err := trainNoise(cmd, fl)
+	if err != nil {
+		return err
+	}
+	if noise != nil && !(noise.Variance() < 1e12) {
+		return fmt.Errorf("--mechanism %s: noise variance %g overflows the solver (want below 1e12 squared rating units)", noise.Name(), noise.Variance())
 	}
 	threshold := fl.threshold
 	if threshold == 0 {
@@ -307,8 +313,14 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 			threshold = h.Alpha()
 		}
 	}
+	if err := checkOutput(fl.save, fl.force); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
 	data, err := loadTrainData(cmd, fl)
 	if err != nil {
+		return err
+	}
+	if err := checkRank(fl.rank, data.train.Rows(), data.train.Cols(), fl.workers); err != nil {
 		return err
 	}
 	_, seeded := fl.seed.rand(cmd)
@@ -320,31 +332,6 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		Algorithm: algo, Rank: fl.rank, Lambda: fl.lambda, Iters: fl.iters,
 		IRLSIters: fl.irlsIters, Threshold: threshold, Init: init, Noise: noise,
 		Seed: fl.seed.seed, Seeded: seeded, Workers: workers,
-	}
-	if user {
-		ul := &solver.UserLevel{Center: fl.center, Bound: fl.bound, MaxUserRatings: fl.maxUserRatings, ClipNorm: fl.clipNorm}
-		if math.IsNaN(ul.Center) {
-			ul.Center = (data.min + data.max) / 2
-		}
-		if math.IsNaN(ul.Bound) {
-			ul.Bound = (data.max - data.min) / 2
-		}
-		opts.UserLevel = ul
-		if fl.epsilon > 0 {
-			alpha := privacy.DefaultHuberAlpha
-			if changed("alpha") {
-				alpha = fl.noise.alpha
-			}
-			fmt.Fprintf(stderr, "dpmc: calibrating %s noise to total ε = %g, δ = %g over %d releases...\n", fl.noise.name, fl.epsilon, fl.delta, opts.Releases())
-			m, _, err := privacy.Calibrate(opts, fl.noise.name, alpha, fl.epsilon, fl.delta)
-			if err != nil {
-				return fmt.Errorf("--epsilon: %w", err)
-			}
-			opts.Noise, noise = m, m
-			if h, ok := m.(*huber.Mechanism); ok && fl.threshold == 0 {
-				opts.Threshold = h.Alpha()
-			}
-		}
 	}
 	if seeded && noise != nil {
 		fmt.Fprintln(stderr, seededWarning)
@@ -359,15 +346,10 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	secs := time.Since(start).Seconds()
 	// The report comes after training, which has validated the options.
 	var report *privacy.Report
-	switch {
-	case noise == nil:
-	case user:
-		report, err = privacy.User(opts, fl.delta)
-	default:
-		report, err = privacy.Paper(opts, math.Max(math.Abs(data.min), math.Abs(data.max)), maxRowLen(data.train), fl.delta)
-	}
-	if err != nil {
-		return err
+	if noise != nil {
+		if report, err = privacy.Paper(opts, math.Max(math.Abs(data.min), math.Abs(data.max)), maxRowLen(data.train), fl.delta); err != nil {
+			return err
+		}
 	}
 
 	res := newTrainResult(fl, &opts, data, model, noise, secs)

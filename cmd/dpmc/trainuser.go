@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dpmc/dpmc/internal/atomicfile"
 	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/synthetic"
 	"github.com/dpmc/dpmc/userdp"
 )
@@ -39,7 +41,7 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 var userModeOnly = []string{"items", "head-items", "weights", "factor-share"}
 
 // paperModeOnly are the paper-mode flags that --privacy user refuses.
-var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init", "bound"}
+var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init"}
 
 // userPlan is what the flags of --privacy user ask for, checked before
 // any data is read; options turns it into userdp options once the rating
@@ -262,4 +264,15 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		return s.WriteJSON(cmd.OutOrStdout())
 	}
 	return s.WriteText(cmd.OutOrStdout())
+}
+
+// checkOutput is atomicfile.Check, for output flags.
+func checkOutput(path string, force bool) error { return atomicfile.Check(path, force) }
+
+// checkRank checks the rank against the data before training.
+func checkRank(rank, users, items, workers int) error {
+	if err := solver.CheckSize(users, items, rank, workers); err != nil {
+		return fmt.Errorf("--rank: %w", err)
+	}
+	return nil
 }

@@ -79,3 +79,39 @@ func Write(path string, overwrite bool, fn func(w io.Writer) error) (err error) 
 	}
 	return nil
 }
+
+// Check reports, before any long work, whether Write(path, overwrite, …)
+// could succeed: path must not be a directory, its directory must exist
+// and accept a new file (checked by creating and removing a temporary
+// file there), and an existing path needs overwrite. An empty path is
+// fine (no output asked for). Errors name the path.
+func Check(path string, overwrite bool) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil {
+		if st.IsDir() {
+			return fmt.Errorf("%s is a directory, want a file name", path)
+		}
+		if !overwrite {
+			return fmt.Errorf("%s: %w (pass --force to overwrite)", path, ErrExists)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if st, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("%s: directory %s: %w", path, dir, err)
+	} else if !st.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", path, dir)
+	}
+	f, err := os.CreateTemp(dir, "."+base+".check-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot create files in %s: %w", path, dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

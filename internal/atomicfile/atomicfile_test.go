@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,5 +47,35 @@ func TestWriteMissingDirectory(t *testing.T) {
 	err := Write(filepath.Join(t.TempDir(), "no", "such", "out.txt"), false, func(io.Writer) error { return nil })
 	if err == nil {
 		t.Fatal("no error writing into a missing directory")
+	}
+}
+
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old.txt")
+	if err := os.WriteFile(existing, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path      string
+		overwrite bool
+		want      string // "" for no error
+	}{
+		{"", false, ""},
+		{filepath.Join(dir, "new.txt"), false, ""},
+		{existing, true, ""},
+		{existing, false, "file exists"},
+		{dir, true, "is a directory"},
+		{filepath.Join(dir, "no", "such", "x.txt"), false, "directory"},
+		{filepath.Join(existing, "x.txt"), false, "not a directory"},
+	} {
+		err := Check(tc.path, tc.overwrite)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("Check(%q, %v) = %v, want %q", tc.path, tc.overwrite, err, tc.want)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	if len(left) != 0 {
+		t.Errorf("Check left %v", left)
 	}
 }

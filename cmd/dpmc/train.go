@@ -2,9 +2,9 @@ package main
 
 import (
 	"crypto/rand"
-	"errors"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"

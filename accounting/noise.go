@@ -157,16 +157,6 @@ func (n *noise) cdf(t float64) (lower, upper float64) {
 	return 1 - upper, upper
 }
 
-// mass returns P(a ≤ T < b) for a ≤ b without cancellation in the tails.
-func (n *noise) mass(a, b float64) float64 {
-	if !(a < b) {
-		return 0
-	}
-	la, ua := n.cdf(a)
-	lb, ub := n.cdf(b)
-	return between(a, b, la, ua, lb, ub)
-}
-
 // between returns P(a ≤ X < b) from the two-sided CDF values (P(X ≤ ·),
 // P(X > ·)) at a and b, using whichever side avoids cancellation.
 func between(a, b, la, ua, lb, ub float64) float64 {

@@ -363,7 +363,7 @@ func (r *runner) run(ctx context.Context, phase, runs int, progress func(int), k
 // every other run.
 func (r *runner) check(v []float64) error {
 	if len(v) == 0 || len(v)%r.items != 0 {
-		return fmt.Errorf("V has %d entries, want a multiple ≥ 1 of the %d items", len(v), r.items)
+		return fmt.Errorf("audit: V has %d entries, want a multiple ≥ 1 of the %d items", len(v), r.items)
 	}
 	r.mu.Lock()
 	if r.rank == 0 {
@@ -372,11 +372,11 @@ func (r *runner) check(v []float64) error {
 	rank := r.rank
 	r.mu.Unlock()
 	if len(v) != rank*r.items {
-		return fmt.Errorf("V has %d entries, want %d items × rank %d as in the other runs", len(v), r.items, rank)
+		return fmt.Errorf("audit: V has %d entries, want %d items × rank %d as in the other runs", len(v), r.items, rank)
 	}
 	for k, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("V[%d, %d] = %v, want a finite number", k/rank, k%rank, x)
+			return fmt.Errorf("audit: V[%d, %d] = %v, want a finite number", k/rank, k%rank, x)
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 )
 
@@ -414,11 +413,4 @@ func privacyMarkdown(b *strings.Builder, res *TableResult) {
 		}
 		b.WriteString("\n")
 	}
-}
-
-// sortedTables orders table names as Tables does.
-func sortedTables(names []string) []string {
-	out := slices.Clone(names)
-	slices.SortFunc(out, func(a, b string) int { return slices.Index(Tables, a) - slices.Index(Tables, b) })
-	return out
 }

@@ -28,7 +28,6 @@ package privacy
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/dpmc/dpmc/accounting"
 	"github.com/dpmc/dpmc/gaussian"
@@ -130,7 +129,7 @@ func Paper(opts solver.Options, assumed float64, maxUserRatings int, delta float
 		return nil, err
 	}
 	r.Notes = []string{
-		fmt.Sprintf("per_release_epsilon is the paper's figure for ONE noise addition at the assumed sensitivity; nothing in the solver enforces it (a rating also moves its user's factor, which enters every item the user rated)"),
+		"per_release_epsilon is the paper's figure for ONE noise addition at the assumed sensitivity; nothing in the solver enforces it (a rating also moves its user's factor, which enters every item the user rated)",
 		fmt.Sprintf("the totals compose the %d noisy right-hand sides that the user with most ratings (%d) enters (%d per item); they are NOT a guarantee", r.ReleasesPerUser, maxUserRatings, perItem),
 		"the Gram matrix UᵀWU of every item solve carries no noise and reveals which users rated the item and their factors",
 		"so the trained model has no proved differential-privacy guarantee; use --privacy user for one",
@@ -176,7 +175,7 @@ func Calibrate(opts solver.Options, mech string, alpha, epsilon, delta float64) 
 		return nil, accounting.Totals{}, fmt.Errorf("privacy: %w", err)
 	}
 	var family func(p float64) (mechanism.Mechanism, error)
-	ref := math.Max(sens.L1, sens.L2)
+	var ref float64
 	switch mech {
 	case "gaussian":
 		family = func(p float64) (mechanism.Mechanism, error) { return gaussian.New(p) }

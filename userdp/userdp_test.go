@@ -264,6 +264,9 @@ func rmseOfConstant(train, test *ratings.Matrix) float64 {
 
 // The non-private pipeline is a strong baseline on MovieLens 100k u1.
 func TestNoNoiseMovieLens(t *testing.T) {
+	if raceEnabled {
+		t.Skip("numbers only; runs in the plain pass, not under the race detector")
+	}
 	dir := "../../shared/data/movielens-100k"
 	if _, err := os.Stat(dir); err != nil {
 		t.Skip("MovieLens 100k not present:", err)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package userdp
+
+const raceEnabled = false

@@ -313,3 +313,34 @@ func TestSummaryLabelsEvaluationOnly(t *testing.T) {
 		}
 	}
 }
+
+// The release file holds nothing per user: no user ID, and no array as
+// long as the number of users.
+func TestReleaseHoldsNothingPerUser(t *testing.T) {
+	d := small(t, "")
+	o := Defaults(100, 1e-6, 1, 5).WithFactors(2, 1, 0.3)
+	o.HeadItems = 6
+	res := train(t, d, o)
+	var b strings.Builder
+	if err := res.WriteRelease(&b); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range m {
+		if arr, ok := v.([]any); ok && len(arr) == d.Ratings.Rows() {
+			t.Errorf("field %q has one entry per user", k)
+		}
+	}
+	for i := range d.Ratings.Rows() {
+		id := d.Users.ID(i)
+		if strings.Contains(b.String(), `"`+id+`"`) && !slices.Contains(res.ItemIDs, id) {
+			t.Errorf("user ID %q appears in the release", id)
+		}
+	}
+	if m["format"] != ReleaseFormat || m["mode"] != "user" {
+		t.Errorf("format %v, mode %v", m["format"], m["mode"])
+	}
+}

@@ -354,18 +354,24 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 
 	res := newTrainResult(fl, &opts, data, model, noise, secs)
 	res.Privacy = report
+	// Print first, so that a failing save never costs the summary.
+	out := cmd.OutOrStdout()
+	if fl.json {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(res)
+	} else {
+		err = writeTrainSummary(out, res, data, &opts)
+	}
+	if err != nil {
+		return err
+	}
 	if fl.save != "" {
 		if err := atomicfile.Write(fl.save, fl.force, func(w io.Writer) error { return saveModel(w, res, data, model) }); err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
 	}
-	out := cmd.OutOrStdout()
-	if fl.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	return writeTrainSummary(out, res, data, &opts)
+	return nil
 }
 
 // trainResult is the JSON output of train.

@@ -231,3 +231,54 @@ func TestTrainUserLevel(t *testing.T) {
 		}
 	}
 }
+
+// A user-mode --save writes the release alone: no user IDs, no per-user
+// arrays; --save-users writes the users' own parts, labelled as such. A
+// bad output path is refused before training.
+func TestTrainUserSave(t *testing.T) {
+	dir := t.TempDir()
+	rel, users := filepath.Join(dir, "model.json"), filepath.Join(dir, "users.jsonl")
+	args := append(userSmall[:len(userSmall):len(userSmall)], "--privacy", "user", "--epsilon", "50", "--seed", "1", "--save", rel, "--save-users", users)
+	out, stderr, code := dpmc(t, args...)
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(out, "evaluation only") {
+		t.Errorf("summary missing: %q", out)
+	}
+	b, err := os.ReadFile(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"users", "u", "user_bias", "user_ids"} {
+		if _, ok := m[k]; ok {
+			t.Errorf("release has per-user field %q", k)
+		}
+	}
+	for k, v := range m {
+		if arr, ok := v.([]any); ok && len(arr) == 300 {
+			t.Errorf("release field %q has one entry per user", k)
+		}
+	}
+	ub, err := os.ReadFile(users)
+	if err != nil || strings.Count(string(ub), "\n") != 300 || !strings.Contains(string(ub), "not private") {
+		t.Errorf("users file: %v, %d lines", err, strings.Count(string(ub), "\n"))
+	}
+	// Saving again without --force fails before training; a directory as
+	// --save fails before training too.
+	for _, bad := range [][]string{
+		{"--save", rel},
+		{"--save", dir},
+		{"--save", filepath.Join(dir, "no", "such", "m.json")},
+	} {
+		a := append(userSmall[:len(userSmall):len(userSmall)], "--privacy", "user", "--epsilon", "1")
+		_, stderr, code := dpmc(t, append(a, bad...)...)
+		if code != 1 || !strings.Contains(stderr, "--save") || strings.Contains(stderr, "train:") {
+			t.Errorf("%v: exit %d, %q (want an early --save error)", bad, code, stderr)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"time"
@@ -19,6 +20,7 @@ import (
 // reads.
 type userTrainFlags struct {
 	items     string
+	saveUsers string
 	synthetic string
 	users     int
 	headItems int
@@ -30,6 +32,7 @@ type userTrainFlags struct {
 func (u *userTrainFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&u.items, "items", "", "--privacy user: public item catalogue, one item ID per line (default: private item selection)")
+	f.StringVar(&u.saveUsers, "save-users", "", "--privacy user: also write each user's own bias and factor (JSON lines; NOT private, each line is that user's data) to this file")
 	f.StringVar(&u.synthetic, "synthetic", "", `built-in data: "" (the paper's uniform low-rank problem) or "realistic" (MovieLens-1M-shaped: power-law popularity, biases, decaying spectrum; --users sets its size)`)
 	f.IntVar(&u.users, "users", 6040, "--synthetic realistic: number of users (items scale as users^0.6)")
 	f.IntVar(&u.headItems, "head-items", 0, "--privacy user: items that get factors, the most popular by noisy count (default 400)")
@@ -38,7 +41,7 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 }
 
 // userModeOnly are flags that --privacy paper must refuse.
-var userModeOnly = []string{"items", "head-items", "weights", "factor-share"}
+var userModeOnly = []string{"items", "head-items", "weights", "factor-share", "save-users"}
 
 // paperModeOnly are the paper-mode flags that --privacy user refuses.
 var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init"}
@@ -107,6 +110,18 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 	}
 	if changed("center") && (math.IsNaN(fl.center) || math.IsInf(fl.center, 0)) {
 		return nil, fmt.Errorf("--center = %v, want a finite number in the rating range", fl.center)
+	}
+	if fl.force && fl.save == "" && fl.user.saveUsers == "" {
+		return nil, fmt.Errorf("--force needs --save or --save-users")
+	}
+	if err := checkOutput(fl.save, fl.force); err != nil {
+		return nil, fmt.Errorf("--save: %w", err)
+	}
+	if err := checkOutput(fl.user.saveUsers, fl.force); err != nil {
+		return nil, fmt.Errorf("--save-users: %w", err)
+	}
+	if fl.save != "" && fl.save == fl.user.saveUsers {
+		return nil, fmt.Errorf("--save and --save-users name the same file %s", fl.save)
 	}
 	if fl.user.items != "" {
 		items, err := userdp.LoadCatalogue(fl.user.items)
@@ -260,10 +275,29 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	}
 	opts.Progress = nil
 	s := userdp.Summarize(res, opts, train, test, describe, time.Since(start).Seconds())
+	// Print first, so that a failing save never costs the summary.
 	if fl.json {
-		return s.WriteJSON(cmd.OutOrStdout())
+		err = s.WriteJSON(cmd.OutOrStdout())
+	} else {
+		err = s.WriteText(cmd.OutOrStdout())
 	}
-	return s.WriteText(cmd.OutOrStdout())
+	if err != nil {
+		return err
+	}
+	if fl.save != "" {
+		if err := atomicfile.Write(fl.save, fl.force, res.WriteRelease); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		fmt.Fprintf(stderr, "dpmc: wrote the release (what the privacy report covers, nothing per user) to %s\n", fl.save)
+	}
+	if fl.user.saveUsers != "" {
+		users := res.FoldInAll(train)
+		if err := atomicfile.Write(fl.user.saveUsers, fl.force, func(w io.Writer) error { return users.WriteUsers(w, train) }); err != nil {
+			return fmt.Errorf("--save-users: %w", err)
+		}
+		fmt.Fprintf(stderr, "dpmc: wrote every user's own bias and factor (NOT private: each line belongs to its user) to %s\n", fl.user.saveUsers)
+	}
+	return nil
 }
 
 // checkOutput is atomicfile.Check, for output flags.

@@ -295,7 +295,11 @@ func (t *trainer) planRest() {
 		r.Threshold = SelectionThreshold(t.noise.counts, o.MaxItemsPerUser, r.SelectionDelta)
 	}
 	r.finish()
-	r.Guarantee = "user-level (ε, δ)-DP of everything released: item list, global mean, number of users, item biases, item factors, noisy item counts (billboard model: each user's bias, factor and predictions are computed from the release and the user's own ratings, so they are joint-DP)"
+	what := "item list, global mean, number of users, noisy item counts, item biases"
+	if o.Rank > 0 {
+		what += ", item factors"
+	}
+	r.Guarantee = "user-level (ε, δ)-DP of everything released: " + what + " (billboard model: each user's bias, factor and predictions are computed from the release and the user's own ratings, so they are joint-DP)"
 	if o.Seeded {
 		r.Guarantee = "NONE in this run: the noise is seeded (reproducible), so anyone with the seed can remove it; unseeded runs give " + r.Guarantee
 	}

@@ -54,7 +54,7 @@ report --report.`,
 	f.IntVar(&fl.users, "users", 6040, "users of the synthetic data set")
 	f.Var(&fl.epsilons, "epsilons", "total ε values, comma-separated")
 	f.Float64Var(&fl.delta, "delta", 1e-6, "total δ")
-	f.BoolVar(&fl.quick, "quick", false, "a smoke test: 2 runs, ε 1 and 10, 600 synthetic users, into results-quick/utility and results-quick/PRIVACY-UTILITY.md")
+	f.BoolVar(&fl.quick, "quick", false, "a smoke test: 2 runs, ε 1 and 10, 600 synthetic users, into results-quick-utility/ (plots, JSON and the report)")
 	f.BoolVar(&fl.force, "force", false, "overwrite a --report file that dpmc did not write")
 	return cmd
 }
@@ -66,10 +66,10 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 	if fl.quick {
 		fl.runs, fl.epsilons, fl.users = 2, epsilonList{1, 10}, 600
 		if !cmd.Flags().Changed("out") {
-			fl.out = filepath.Join("results-quick", "utility")
+			fl.out = "results-quick-utility"
 		}
 		if !cmd.Flags().Changed("report") {
-			fl.report = filepath.Join("results-quick", "PRIVACY-UTILITY.md")
+			fl.report = filepath.Join("results-quick-utility", "PRIVACY-UTILITY.md")
 		}
 	}
 	if fl.runs < 2 {

@@ -45,6 +45,9 @@ them; dpmc account composes them under every accountant.`,
 			if !ok {
 				return fmt.Errorf("--format %q: want table, csv or json", format)
 			}
+			if err := out.check(); err != nil {
+				return err
+			}
 			rows, err := budget.Compute(variances.vals, sensitivity, delta)
 			if err != nil {
 				return fmt.Errorf("budget: %w", err)

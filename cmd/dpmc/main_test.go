@@ -233,3 +233,18 @@ func TestVersion(t *testing.T) {
 		t.Errorf("--version: exit %d, %q, %q", code, out, stderr)
 	}
 }
+
+// A bad --output path is refused before any output, and no stderr line
+// claims samples were drawn.
+func TestOutputCheckedFirst(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "no", "such", "x.txt")
+	for _, args := range [][]string{
+		{"sample", "--mechanism", "laplace", "--scale", "1", "-n", "10", "-o", bad},
+		{"budget", "-o", bad},
+	} {
+		_, stderr, code := dpmc(t, args...)
+		if code != 1 || !strings.HasPrefix(stderr, "dpmc: --output:") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}

@@ -21,6 +21,22 @@ func (o *outputFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&o.force, "force", false, "overwrite the --output file if it exists")
 }
 
+// check reports, before any work, whether write could succeed: --force
+// needs --output, and the --output path must be writable (see
+// atomicfile.Check).
+func (o *outputFlags) check() error {
+	if o.path == "" {
+		if o.force {
+			return fmt.Errorf("--force needs --output")
+		}
+		return nil
+	}
+	if err := atomicfile.Check(o.path, o.force); err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	return nil
+}
+
 // write sends what fn writes to the --output file, or to stdout if none.
 func (o *outputFlags) write(stdout io.Writer, fn func(io.Writer) error) error {
 	if o.path == "" {

@@ -41,6 +41,9 @@ noise alone: they release no data.`,
 			if n < 0 {
 				return fmt.Errorf("-n = %d: want a count ≥ 0", n)
 			}
+			if err := out.check(); err != nil {
+				return err
+			}
 			r, seeded := seed.rand(cmd)
 			stderr := cmd.ErrOrStderr()
 			if seeded {

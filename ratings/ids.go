@@ -3,6 +3,7 @@ package ratings
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // IDs maps external identifiers (user or item IDs as written in a file:
@@ -30,6 +31,18 @@ func NewIDs(ids []string) (*IDs, error) {
 		x.add(id)
 	}
 	return x, nil
+}
+
+// NumberedIDs returns the mapping of the decimal IDs first, first+1, …,
+// first+n−1 to the indices 0, …, n−1: the IDs of generated data, whose
+// rows and columns have no names of their own. n must be in
+// [0, math.MaxInt32].
+func NumberedIDs(n, first int) *IDs {
+	x := &IDs{ids: make([]string, 0, n), index: make(map[string]int32, n)}
+	for k := range n {
+		x.add(strconv.Itoa(first + k))
+	}
+	return x
 }
 
 // newIDs returns an empty mapping for a loader to fill with add.

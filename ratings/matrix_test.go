@@ -237,3 +237,16 @@ func TestIDs(t *testing.T) {
 		t.Error("NewIDs with a repeat succeeded")
 	}
 }
+
+func TestNumberedIDs(t *testing.T) {
+	x := NumberedIDs(3, 1)
+	if x.Len() != 3 || x.ID(0) != "1" || x.ID(2) != "3" {
+		t.Errorf("NumberedIDs(3, 1) = %v", x.ids)
+	}
+	if i, ok := x.Index("2"); !ok || i != 1 {
+		t.Errorf(`Index("2") = %d, %v`, i, ok)
+	}
+	if NumberedIDs(0, 0).Len() != 0 {
+		t.Error("NumberedIDs(0, 0) is not empty")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
@@ -150,16 +149,8 @@ func (o Realistic) Generate() (*ratings.Dataset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("synthetic: %w", err)
 	}
-	names := func(n int) *ratings.IDs {
-		ids := make([]string, n)
-		for k := range ids {
-			ids[k] = strconv.Itoa(k + 1)
-		}
-		x, _ := ratings.NewIDs(ids)
-		return x
-	}
 	return &ratings.Dataset{
-		Ratings: m, Users: names(o.Users), Items: names(o.Items),
+		Ratings: m, Users: ratings.NumberedIDs(o.Users, 1), Items: ratings.NumberedIDs(o.Items, 1),
 		Min: 1, Max: 5, Source: fmt.Sprintf("synthetic realistic %d users × %d items, rank %d, seed %d", o.Users, o.Items, o.Rank, o.Seed),
 		Format: ratings.FormatCSV, FormatReason: "generated",
 	}, nil

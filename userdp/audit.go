@@ -17,15 +17,7 @@ import (
 // mean and the number of users are not audited.
 func AuditFit(opts Options) func(ctx context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {
 	return func(ctx context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {
-		name := func(n int) *ratings.IDs {
-			ids := make([]string, n)
-			for k := range ids {
-				ids[k] = strconv.Itoa(k)
-			}
-			x, _ := ratings.NewIDs(ids)
-			return x
-		}
-		d := &ratings.Dataset{Ratings: x, Users: name(x.Rows()), Items: name(x.Cols()), Min: opts.Min, Max: opts.Max}
+		d := &ratings.Dataset{Ratings: x, Users: ratings.NumberedIDs(x.Rows(), 0), Items: ratings.NumberedIDs(x.Cols(), 0), Min: opts.Min, Max: opts.Max}
 		o := opts
 		if o.Items == nil {
 			o.Items = make([]string, x.Cols())

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -215,19 +214,11 @@ func realisticData(cmd *cobra.Command, fl *trainFlags) (train, test *ratings.Dat
 // external IDs (numbered from 1 for the paper's synthetic problem).
 func datasets(d *trainData) (train, test *ratings.Dataset) {
 	users, items := d.users, d.items
-	name := func(n int) *ratings.IDs {
-		ids := make([]string, n)
-		for k := range ids {
-			ids[k] = strconv.Itoa(k + 1)
-		}
-		x, _ := ratings.NewIDs(ids)
-		return x
-	}
 	if users == nil {
-		users = name(d.train.Rows())
+		users = ratings.NumberedIDs(d.train.Rows(), 1)
 	}
 	if items == nil {
-		items = name(d.train.Cols())
+		items = ratings.NumberedIDs(d.train.Cols(), 1)
 	}
 	train = &ratings.Dataset{Ratings: d.train, Users: users, Items: items, Min: d.min, Max: d.max}
 	if d.test != nil {

@@ -69,9 +69,27 @@
 // and initialization come from crypto/rand. The user-level contribution
 // subsets are drawn from a stream derived from (seed, user).
 //
-// The r × r normal equations are solved by an in-place Cholesky
-// factorization (package internal/dense) that never allocates; a system that
-// is not positive definite is an error naming the iteration and row, never
-// NaNs in the model. The user-level PSD projection uses gonum's LAPACK
-// eigensolver with per-worker workspace, so it does not allocate either.
+// A row's normal equations are built from a block: the other side's factor
+// rows of the row's ratings, gathered into contiguous memory (at most 4 096
+// rows at a time), then one symmetric rank-k update for the Gram matrix and
+// one matrix–vector product for the right-hand side (package
+// internal/dense, on the kernels of internal/asm/f64: AVX2+FMA or AVX-512
+// assembly where the CPU has it, plain Go otherwise or with the build tag
+// purego). The r × r system is solved by a blocked in-place Cholesky
+// factorization that never allocates; a system that is not positive
+// definite is an error naming the iteration and row, never NaNs in the
+// model. The user-level PSD projection uses gonum's LAPACK eigensolver with
+// per-worker workspace, so it does not allocate either.
+//
+// R-IRLS builds each item's unweighted Gram matrix G₀ once per sweep and,
+// since the Huber weight is 1 for every residual within the threshold,
+// solves each inner iteration from G₀ and corrections for the few ratings
+// with weight below 1 (see irls.go): the direct computation's result up to
+// rounding, at little more than the cost of ALS plus the inner iterations'
+// residuals and noise draws.
+//
+// The kernel implementations sum in different orders, so factors differ at
+// rounding level between them, and so between a machine with AVX-512, one
+// with AVX2 only, and a purego build; on one machine and build a seeded run
+// is reproducible bit for bit.
 package solver

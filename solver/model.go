@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 
+	"github.com/dpmc/dpmc/internal/dense"
 	"github.com/dpmc/dpmc/ratings"
 )
 
@@ -24,12 +25,7 @@ func (m *Model) ItemFactor(j int) []float64 { return m.V[j*m.Rank : (j+1)*m.Rank
 
 // Predict returns the predicted rating Offset + u_iᵀ v_j.
 func (m *Model) Predict(i, j int) float64 {
-	u, v := m.UserFactor(i), m.ItemFactor(j)
-	var s float64
-	for k := range u {
-		s += u[k] * v[k]
-	}
-	return s + m.Offset
+	return dense.Dot(m.UserFactor(i), m.ItemFactor(j)) + m.Offset
 }
 
 // Clip bounds predictions to a rating range; the zero Clip does nothing.

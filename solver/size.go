@@ -28,10 +28,15 @@ func CheckSize(rows, cols, rank, workers int) error {
 
 // EstimateBytes estimates the memory, in bytes, of training at this
 // size: U and V (8·r·(rows + cols) bytes, twice for the previous sweep's
-// copy) and per worker a few r × r matrices.
+// copy) and per worker a few r × r matrices and a block of gathered
+// factor rows with their targets, weights and IRLS bookkeeping. The block
+// has as many rows as the most ratings of any user or item, at most 4 096;
+// not knowing that number, the estimate takes min(4 096, max(rows, cols)).
 func EstimateBytes(rows, cols, rank, workers int) uint64 {
 	r := uint64(rank)
-	return 16*r*(uint64(rows)+uint64(cols)) + uint64(max(workers, 1))*8*8*r*r
+	block := uint64(min(maxBlockRows, max(rows, cols)))
+	perWorker := 8*8*r*r + block*(16*r+64)
+	return 16*r*(uint64(rows)+uint64(cols)) + uint64(max(workers, 1))*perWorker
 }
 
 // availableMemory reads MemAvailable from /proc/meminfo.

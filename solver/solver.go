@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/dense"
 	"github.com/dpmc/dpmc/mechanism"
@@ -83,15 +82,57 @@ func ParseInit(s string) (Init, error) {
 	return 0, fmt.Errorf("init %q: want paper or warm", s)
 }
 
+// LambdaScale says how the ridge penalty of a row solve depends on the
+// row.
+type LambdaScale int
+
+const (
+	// LambdaNone uses λ for every row solve, as the paper does.
+	LambdaNone LambdaScale = iota
+	// LambdaCount multiplies λ by the number of ratings of the row being
+	// solved (at least 1, so a row without ratings still gets λ): the
+	// weighted-λ regularization of ALS-WR (Zhou et al. 2008), which lets
+	// one λ suit rows with 20 ratings and rows with 2 000. Typical λ is
+	// then 0.02–0.1 rather than 0.5–20.
+	LambdaCount
+)
+
+// String returns "none" or "count".
+func (s LambdaScale) String() string {
+	switch s {
+	case LambdaNone:
+		return "none"
+	case LambdaCount:
+		return "count"
+	}
+	return fmt.Sprintf("LambdaScale(%d)", int(s))
+}
+
+// ParseLambdaScale parses "none" or "count".
+func ParseLambdaScale(s string) (LambdaScale, error) {
+	switch s {
+	case "none":
+		return LambdaNone, nil
+	case "count":
+		return LambdaCount, nil
+	}
+	return 0, fmt.Errorf("lambda scale %q: want none or count", s)
+}
+
 // Options configure Train. Rank, Iters and, for IRLS, IRLSIters and
 // Threshold must be set; the zero value of the rest is a sensible default.
 type Options struct {
 	Algorithm Algorithm
 	// Rank is r, the number of latent factors (≥ 1).
 	Rank int
-	// Lambda is the ridge penalty λ ≥ 0 of every row solve, not scaled by
-	// the row's number of ratings (as in the paper).
+	// Lambda is the ridge penalty λ ≥ 0 of every row solve, scaled as
+	// LambdaScale says.
 	Lambda float64
+	// LambdaScale is how λ depends on the row: LambdaNone (the zero value,
+	// the paper's convention) uses λ as it is, LambdaCount multiplies it by
+	// the row's number of ratings (ALS-WR). User-level mode needs
+	// LambdaNone: an item's number of ratings is private there.
+	LambdaScale LambdaScale
 	// Iters is T, the number of outer (user, then item) sweeps (≥ 1).
 	Iters int
 	// IRLSIters is K, the inner iterations of each R-IRLS item solve
@@ -141,6 +182,8 @@ func (o *Options) validate() error {
 		return fmt.Errorf("solver: lambda = %v, want a finite number ≥ 0", o.Lambda)
 	case o.Iters < 1:
 		return fmt.Errorf("solver: iters = %d, want ≥ 1", o.Iters)
+	case o.LambdaScale != LambdaNone && o.LambdaScale != LambdaCount:
+		return fmt.Errorf("solver: unknown lambda scale %d", int(o.LambdaScale))
 	}
 	if o.Algorithm == IRLS {
 		switch {
@@ -158,6 +201,9 @@ func (o *Options) validate() error {
 		}
 		if o.Lambda <= 0 {
 			return fmt.Errorf("solver: %w: lambda = %v, want > 0 in user-level mode (it floors the eigenvalues of the noisy Gram matrices)", check.ErrParam, o.Lambda)
+		}
+		if o.LambdaScale != LambdaNone {
+			return fmt.Errorf("solver: %w: lambda scale %v in user-level mode, want none (an item's number of ratings is private)", check.ErrParam, o.LambdaScale)
 		}
 	}
 	return nil
@@ -238,6 +284,28 @@ type trainer struct {
 	// user factors clipped to norm ≤ ClipNorm, as item updates see them.
 	contrib *contributions
 	clipped []float64
+	// pool holds the workers, made on first use and kept across sweeps;
+	// rows is the number of rows of each one's gathered block (blockRows
+	// unless set before).
+	pool []*worker
+	rows int
+}
+
+// newWorker returns a worker with its scratch space.
+func (t *trainer) newWorker() *worker {
+	r := t.opts.Rank
+	w := &worker{seed: t.opts.Seed, seeded: t.opts.Seeded,
+		gram: make([]float64, r*r), rhs: make([]float64, r), theta: make([]float64, r),
+		scratch: newScratch(r, t.rows)}
+	if t.opts.UserLevel != nil {
+		w.psd = newPSD(r)
+	}
+	if w.seeded {
+		w.streams = rng.NewReseeder()
+	} else {
+		w.crypto = rng.Crypto()
+	}
+	return w
 }
 
 // newTrainer returns the trainer of x with valid options opts, its model's
@@ -283,6 +351,7 @@ type worker struct {
 	crypto           *rand.Rand
 	gram, rhs, theta []float64
 	psd              *psd // user-level mode only
+	*scratch
 }
 
 // rand returns the generator for one row in one phase of one sweep.
@@ -304,18 +373,15 @@ func (t *trainer) parallel(ctx context.Context, n int, fn func(w *worker, row in
 		failed   atomic.Bool
 		wg       sync.WaitGroup
 	)
-	r := t.opts.Rank
-	for range t.opts.Workers {
-		w := &worker{seed: t.opts.Seed, seeded: t.opts.Seeded,
-			gram: make([]float64, r*r), rhs: make([]float64, r), theta: make([]float64, r)}
-		if t.opts.UserLevel != nil {
-			w.psd = newPSD(r)
+	if t.pool == nil {
+		if t.rows == 0 {
+			t.rows = blockRows(t.x)
 		}
-		if w.seeded {
-			w.streams = rng.NewReseeder()
-		} else {
-			w.crypto = rng.Crypto()
+		for range t.opts.Workers {
+			t.pool = append(t.pool, t.newWorker())
 		}
+	}
+	for _, w := range t.pool {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -349,14 +415,9 @@ func (t *trainer) parallel(ctx context.Context, n int, fn func(w *worker, row in
 func (t *trainer) user(w *worker, sweep, i int) error {
 	r := t.opts.Rank
 	items, vals := t.x.Row(i)
-	off := t.model.Offset
-	dense.SetRidge(w.gram, r, t.opts.Lambda)
+	dense.SetRidge(w.gram, r, t.lambda(len(items)))
 	clear(w.rhs)
-	for k, j := range items {
-		v := t.model.V[int(j)*r : int(j)*r+r]
-		dense.AddOuter(w.gram, r, 1, v)
-		dense.Axpy(w.rhs, vals[k]-off, v)
-	}
+	w.addStats(t.model.V, items, vals, t.model.Offset, nil, 0, w.gram, w.rhs)
 	u := t.model.U[i*r : i*r+r]
 	if err := t.solve(w, sweep, "user", i, u); err != nil {
 		return err
@@ -371,13 +432,9 @@ func (t *trainer) user(w *worker, sweep, i int) error {
 func (t *trainer) itemALS(w *worker, sweep, j int) error {
 	r := t.opts.Rank
 	users, vals := t.x.Col(j)
-	dense.SetRidge(w.gram, r, t.opts.Lambda)
+	dense.SetRidge(w.gram, r, t.lambda(len(users)))
 	clear(w.rhs)
-	for k, i := range users {
-		u := t.model.U[int(i)*r : int(i)*r+r]
-		dense.AddOuter(w.gram, r, 1, u)
-		dense.Axpy(w.rhs, vals[k], u)
-	}
+	w.addStats(t.model.U, users, vals, 0, nil, 0, w.gram, w.rhs)
 	if t.opts.Noise != nil {
 		mechanism.AddNoise(t.opts.Noise, w.rhs, w.rand(sweep, phaseItems, j))
 	}
@@ -396,46 +453,40 @@ func (t *trainer) startTheta(w *worker, rnd *rand.Rand, v []float64) {
 	copy(w.theta, v)
 }
 
-// itemIRLS solves item j by R-IRLS (Algorithm 3): K inner iterations of
-// Huber-weighted ridge least squares, with fresh noise on AᵀWy in each.
-func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
-	r := t.opts.Rank
-	users, vals := t.x.Col(j)
-	rnd := w.rand(sweep, phaseItems, j)
-	v := t.model.V[j*r : j*r+r]
-	t.startTheta(w, rnd, v)
-	c := t.opts.Threshold
-	for range t.opts.IRLSIters {
-		dense.SetRidge(w.gram, r, t.opts.Lambda)
-		clear(w.rhs)
-		for k, i := range users {
-			u := t.model.U[int(i)*r : int(i)*r+r]
-			y := vals[k]
-			wt := huber.Weight(c, y-dense.Dot(u, w.theta))
-			dense.AddOuter(w.gram, r, wt, u)
-			dense.Axpy(w.rhs, wt*y, u)
-		}
-		if t.opts.Noise != nil {
-			mechanism.AddNoise(t.opts.Noise, w.rhs, rnd)
-		}
-		if err := t.solve(w, sweep, "item", j, w.theta); err != nil {
-			return err
-		}
+// lambda returns the ridge penalty of a row solve over n ratings.
+func (t *trainer) lambda(n int) float64 {
+	if t.opts.LambdaScale == LambdaCount {
+		return t.opts.Lambda * float64(max(n, 1))
 	}
-	copy(v, w.theta)
-	return nil
+	return t.opts.Lambda
 }
 
 // solve solves gram·x = rhs into dst, with errors that name the row.
 func (t *trainer) solve(w *worker, sweep int, kind string, row int, dst []float64) error {
 	if err := dense.CholeskySolve(w.gram, t.opts.Rank, w.rhs); err != nil {
-		return fmt.Errorf("solver: sweep %d, %s %d: normal equations: %w (lambda = %g)", sweep, kind, row, err, t.opts.Lambda)
+		return t.singular(sweep, kind, row, err)
 	}
-	for _, v := range w.rhs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("solver: sweep %d, %s %d: factor is not finite (noise too large?)", sweep, kind, row)
-		}
+	return t.finite(sweep, kind, row, w.rhs, dst)
+}
+
+// singular returns the error of a row whose normal equations are not
+// positive definite.
+func (t *trainer) singular(sweep int, kind string, row int, err error) error {
+	return fmt.Errorf("solver: sweep %d, %s %d: normal equations: %w (lambda = %g)", sweep, kind, row, err, t.opts.Lambda)
+}
+
+// finite copies the solution x into dst, or returns an error naming the
+// row if it is not finite.
+func (t *trainer) finite(sweep int, kind string, row int, x, dst []float64) error {
+	// v − v is 0 for every finite v and NaN for ±Inf and NaN: one sum
+	// tests them all without a branch per value.
+	var z float64
+	for _, v := range x {
+		z += v - v
 	}
-	copy(dst, w.rhs)
+	if z != 0 {
+		return fmt.Errorf("solver: sweep %d, %s %d: factor is not finite (noise too large?)", sweep, kind, row)
+	}
+	copy(dst, x)
 	return nil
 }

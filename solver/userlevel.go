@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/dense"
 	"github.com/dpmc/dpmc/mechanism"
@@ -228,27 +227,19 @@ func clipFactor(dst, u []float64, c float64) {
 	}
 }
 
-// userLevelStats sets gram (lower triangle) and rhs to item j's un-noised
-// user-level statistics Σ w·ũũᵀ and Σ w·(x − c)·ũ over the item's
+// userLevelStatsWith sets gram (lower triangle) and rhs to item j's
+// un-noised user-level statistics Σ w·ũũᵀ and Σ w·(x − c)·ũ over the item's
 // contributions, where ũ are the clipped user factors and w = 1 if theta is
 // nil (ALS), else the Huber weight ψ(e)/e of the residual
-// e = (x − c) − ũᵀθ (IRLS). This is exactly what one release step adds
-// noise to; the sensitivity test calls it too.
-func (t *trainer) userLevelStats(j int, theta, gram, rhs []float64) {
+// e = (x − c) − ũᵀθ (IRLS), using the scratch space s. This is exactly what
+// one release step adds noise to; the sensitivity test calls it too.
+func (t *trainer) userLevelStatsWith(s *scratch, j int, theta, gram, rhs []float64) {
 	r := t.opts.Rank
 	dense.SetRidge(gram, r, 0)
 	clear(rhs)
 	c := t.contrib
-	for p := c.start[j]; p < c.start[j+1]; p++ {
-		i, y := int(c.users[p]), c.vals[p]
-		u := t.clipped[i*r : i*r+r]
-		wt := 1.0
-		if theta != nil {
-			wt = huber.Weight(t.opts.Threshold, y-dense.Dot(u, theta))
-		}
-		dense.AddOuter(gram, r, wt, u)
-		dense.Axpy(rhs, wt*y, u)
-	}
+	lo, hi := c.start[j], c.start[j+1]
+	s.addStats(t.clipped, c.users[lo:hi], c.vals[lo:hi], 0, theta, t.opts.Threshold, gram, rhs)
 }
 
 // release adds the mechanism's noise to w.gram (one draw per entry on and
@@ -277,7 +268,7 @@ func (t *trainer) release(w *worker, sweep, j int, rnd *rand.Rand) error {
 // release of (Gram, vector) per sweep.
 func (t *trainer) itemUserALS(w *worker, sweep, j int) error {
 	r := t.opts.Rank
-	t.userLevelStats(j, nil, w.gram, w.rhs)
+	t.userLevelStatsWith(w.scratch, j, nil, w.gram, w.rhs)
 	if err := t.release(w, sweep, j, w.rand(sweep, phaseItems, j)); err != nil {
 		return err
 	}
@@ -292,7 +283,7 @@ func (t *trainer) itemUserIRLS(w *worker, sweep, j int) error {
 	v := t.model.V[j*r : j*r+r]
 	t.startTheta(w, rnd, v)
 	for range t.opts.IRLSIters {
-		t.userLevelStats(j, w.theta, w.gram, w.rhs)
+		t.userLevelStatsWith(w.scratch, j, w.theta, w.gram, w.rhs)
 		if err := t.release(w, sweep, j, rnd); err != nil {
 			return err
 		}

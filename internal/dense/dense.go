@@ -1,17 +1,31 @@
-// Package dense holds the small dense kernels of dpmc's solvers: symmetric
-// rank-one updates and an in-place Cholesky solve of r × r normal
-// equations. They are written by hand, not taken from gonum, because the
-// solvers call them millions of times per run on tiny matrices (r ≈ 5–64)
-// and must not allocate; gonum's mat.Cholesky allocates per factorization
-// and its BLAS call overhead dominates at these sizes. The tests check them
-// against gonum.
+// Package dense holds the small dense kernels of dpmc's solvers: the Gram
+// matrix and right-hand side of a row's normal equations, from a block of
+// gathered factor rows or one rank-one update at a time, and an in-place
+// Cholesky factorization and solve of the r × r system. They are written
+// here, not taken from gonum, because the solvers call them millions of
+// times per run on small matrices (r ≈ 5–64) and must not allocate;
+// gonum's mat.Cholesky allocates per factorization and its BLAS call
+// overhead dominates at these sizes. The tests check them against gonum.
 //
-// Matrices are row-major []float64 of length n·n.
+// The arithmetic runs in package internal/asm/f64, in assembly (AVX2+FMA,
+// AVX-512) where the CPU has it. The fast way to build a row's normal
+// equations from k ratings is to [Gather] the k factor rows into a block
+// and call [SyrkLower] and [AddMulTransVec] once each; [AddOuter] and
+// [Axpy] per rating give the same result, at rounding level, several times
+// slower.
+//
+// Matrices are row-major []float64 of length n·n, and symmetric ones are
+// held by their lower triangle: no function here reads or writes the strict
+// upper triangle. A block of k rows of length n is a []float64 of length
+// k·n.
 package dense
 
 import (
 	"errors"
+	"fmt"
 	"math"
+
+	"github.com/dpmc/dpmc/internal/asm/f64"
 )
 
 // ErrNotPositiveDefinite reports a Cholesky factorization that met a
@@ -21,31 +35,27 @@ var ErrNotPositiveDefinite = errors.New("matrix is not positive definite")
 // AddOuter adds w·x·xᵀ to the lower triangle of the n × n matrix a.
 func AddOuter(a []float64, n int, w float64, x []float64) {
 	x = x[:n]
-	for i, xi := range x {
-		wxi := w * xi
-		row := a[i*n : i*n+i+1]
-		for j := range row {
-			row[j] += wxi * x[j]
+	if n <= 64 {
+		var wx [64]float64
+		for i, v := range x {
+			wx[i] = w * v
 		}
+		f64.GemmTNLower(n, 1, wx[:n], n, x, n, a, n)
+		return
+	}
+	for i, xi := range x {
+		f64.Axpy(w*xi, x[:i+1], a[i*n:i*n+i+1])
 	}
 }
 
 // Axpy adds w·x to y.
 func Axpy(y []float64, w float64, x []float64) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] += w * x[i]
-	}
+	f64.Axpy(w, x[:len(y)], y)
 }
 
 // Dot returns xᵀy.
 func Dot(x, y []float64) float64 {
-	y = y[:len(x)]
-	var s float64
-	for i := range x {
-		s += x[i] * y[i]
-	}
-	return s
+	return f64.Dot(x, y[:len(x)])
 }
 
 // SetRidge sets a to λI (the lower triangle and diagonal; the strict upper
@@ -58,36 +68,357 @@ func SetRidge(a []float64, n int, lambda float64) {
 	}
 }
 
+// Gather copies the rows src[r·n : r·n+n] for r in rows, in order, into
+// dst and returns the block they fill, dst[:len(rows)·n]. It panics if dst
+// is shorter than that or a row is outside src.
+func Gather(dst, src []float64, n int, rows []int32) []float64 {
+	dst = dst[:len(rows)*n]
+	for p, r := range rows {
+		copy(dst[p*n:p*n+n], src[int(r)*n:int(r)*n+n])
+	}
+	return dst
+}
+
+// blockRows returns the number of rows of length n in block, panicking if
+// its length is not a multiple of n.
+func blockRows(block []float64, n int) int {
+	if n <= 0 {
+		if len(block) != 0 {
+			panic(fmt.Sprintf("dense: block of %d values with rows of length %d", len(block), n))
+		}
+		return 0
+	}
+	if len(block)%n != 0 {
+		panic(fmt.Sprintf("dense: block of %d values is not made of rows of length %d", len(block), n))
+	}
+	return len(block) / n
+}
+
+// SyrkLower adds Σ_p w_p·b_p·b_pᵀ to the lower triangle of the n × n
+// matrix a, over the rows b_p of block (k rows of length n, k·n values):
+// the Gram matrix of a row's ratings, from the other side's factors
+// gathered with Gather. A nil w means every weight is 1; otherwise w holds
+// the k weights. It equals k calls of AddOuter, at rounding level.
+func SyrkLower(a []float64, n int, block []float64, w []float64) {
+	k := blockRows(block, n)
+	if w == nil {
+		f64.GemmTNLower(n, k, block, n, block, n, a, n)
+		return
+	}
+	if len(w) != k {
+		panic(fmt.Sprintf("dense: %d weights for %d rows", len(w), k))
+	}
+	if k == 0 {
+		return
+	}
+	// The kernel takes the weights as a second, scaled copy of the rows,
+	// made here chunk by chunk on the stack. (Go zeroes a stack array on
+	// every call, so a small one serves small blocks.)
+	if k*n <= 512 {
+		var buf [512]float64
+		syrkWeighted(a, n, block, w, buf[:])
+		return
+	}
+	var buf [4096]float64
+	syrkWeighted(a, n, block, w, buf[:])
+}
+
+// syrkWeighted is SyrkLower with weights, scaling chunks of rows into buf.
+func syrkWeighted(a []float64, n int, block, w, buf []float64) {
+	k := len(w)
+	chunk := len(buf) / n
+	if chunk == 0 {
+		for p, wp := range w {
+			AddOuter(a, n, wp, block[p*n:p*n+n])
+		}
+		return
+	}
+	for p0 := 0; p0 < k; p0 += chunk {
+		kk := min(chunk, k-p0)
+		scaled := buf[:kk*n]
+		for p := range kk {
+			wp, src, dst := w[p0+p], block[(p0+p)*n:(p0+p)*n+n], scaled[p*n:p*n+n]
+			for j, v := range src {
+				dst[j] = wp * v
+			}
+		}
+		f64.GemmTNLower(n, kk, scaled, n, block[p0*n:], n, a, n)
+	}
+}
+
+// MulVec sets y[p] to b_pᵀx for every row b_p of block (k rows of length
+// n): the predictions of a row's ratings from the gathered factors of the
+// other side. y must hold at least k values and x at least n.
+func MulVec(y, block []float64, n int, x []float64) {
+	k := blockRows(block, n)
+	f64.GemvN(k, n, block, max(n, 1), x, y)
+}
+
+// AddMulTransVec adds Σ_p x_p·b_p to y[:n], over the rows b_p of block (k
+// rows of length n): the right-hand side Σ x·v of a row's normal equations,
+// with x its ratings (or weighted ratings). x must hold at least k values.
+func AddMulTransVec(y, block []float64, n int, x []float64) {
+	k := blockRows(block, n)
+	f64.GemvT(k, n, 1, block, max(n, 1), x, 1, y)
+}
+
 // CholeskySolve solves a·x = b for symmetric positive definite a, given by
 // its lower triangle. It overwrites a with its Cholesky factor L and b with
 // x. It returns ErrNotPositiveDefinite, leaving a and b unusable, if a pivot
-// is not positive and finite.
+// is not positive and finite. It is Cholesky then SolveCholesky.
 func CholeskySolve(a []float64, n int, b []float64) error {
+	if err := Cholesky(a, n); err != nil {
+		return err
+	}
+	SolveCholesky(a, n, b)
+	return nil
+}
+
+// cholBlock is the panel width of the blocked factorization, and
+// cholMaxBlocked the largest n it handles (its scratch space, cholBlock·n
+// values, lives on the stack); larger matrices are factored unblocked.
+const (
+	cholBlock      = 8
+	cholMaxBlocked = 256
+)
+
+// Cholesky overwrites the lower triangle of the symmetric positive
+// definite n × n matrix a with its Cholesky factor L (a = L·Lᵀ). It
+// returns ErrNotPositiveDefinite, leaving a unusable, if a pivot is not
+// positive and finite.
+//
+// It works in panels of 8 columns: each panel's diagonal block is factored
+// unblocked, the rows below it are solved against that block all at once
+// (in a transposed copy, so that the work runs along contiguous rows), and
+// the rest of the matrix is updated by one rank-8 GemmTNLowerSub, where
+// the flops are.
+func Cholesky(a []float64, n int) error {
+	a = a[:n*n]
+	// The panel's scratch space lives on the stack, sized to n: Go zeroes
+	// a stack array on every call.
+	switch {
+	case n <= cholBlock:
+		return choleskyUnblocked(a, n, n)
+	case n <= 16:
+		var buf [cholBlock * 16]float64
+		return choleskyBlocked(a, n, buf[:])
+	case n <= 32:
+		var buf [cholBlock * 32]float64
+		return choleskyBlocked(a, n, buf[:])
+	case n <= 64:
+		var buf [cholBlock * 64]float64
+		return choleskyBlocked(a, n, buf[:])
+	case n <= cholMaxBlocked:
+		var buf [cholBlock * cholMaxBlocked]float64
+		return choleskyBlocked(a, n, buf[:])
+	}
+	return choleskyUnblocked(a, n, n)
+}
+
+// choleskyBlocked is Cholesky with scratch space buf of at least
+// cholBlock·n values.
+func choleskyBlocked(a []float64, n int, buf []float64) error {
+	for j0 := 0; j0 < n; j0 += cholBlock {
+		jb := min(cholBlock, n-j0)
+		if err := choleskyUnblocked(a[j0*n+j0:], jb, n); err != nil {
+			return err
+		}
+		m := n - j0 - jb
+		if m == 0 {
+			break
+		}
+		p := buf[:jb*m]
+		panelSolve(a, n, j0, jb, p)
+		// A22 −= L_panel·L_panelᵀ (lower triangle).
+		f64.GemmTNLowerSub(m, jb, p, m, p, m, a[(j0+jb)*n+j0+jb:], n)
+	}
+	return nil
+}
+
+// panelSolve solves the rows below the factored diagonal block of panel
+// j0 (width jb) in place, L_panel = A_panel·L11⁻ᵀ, one row at a time by
+// forward substitution (the rows are independent, so their chains
+// overlap), and copies them transposed into p: p[c·m+i] = L[j0+jb+i][j0+c]
+// for the m rows below.
+func panelSolve(a []float64, n, j0, jb int, p []float64) {
+	if jb == 8 {
+		panelSolve8(a, n, j0, p)
+		return
+	}
+	m := n - j0 - jb
+	var l [cholBlock][cholBlock]float64
+	var inv [cholBlock]float64
+	for c := range jb {
+		copy(l[c][:c+1], a[(j0+c)*n+j0:(j0+c)*n+j0+c+1])
+		inv[c] = 1 / l[c][c]
+	}
+	for i := range m {
+		row := a[(j0+jb+i)*n+j0 : (j0+jb+i)*n+j0+jb]
+		var x [cholBlock]float64
+		for c, v := range row {
+			for k, lk := range l[c][:c] {
+				v -= lk * x[k]
+			}
+			x[c] = v * inv[c]
+		}
+		copy(row, x[:jb])
+		for c, v := range x[:jb] {
+			p[c*m+i] = v
+		}
+	}
+}
+
+// panelSolve8 is panelSolve for a panel of width 8, unrolled.
+func panelSolve8(a []float64, n, j0 int, p []float64) {
+	m := n - j0 - 8
+	d := a[j0*n+j0:]
+	l10 := d[1*n+0]
+	l20 := d[2*n+0]
+	l21 := d[2*n+1]
+	l30 := d[3*n+0]
+	l31 := d[3*n+1]
+	l32 := d[3*n+2]
+	l40 := d[4*n+0]
+	l41 := d[4*n+1]
+	l42 := d[4*n+2]
+	l43 := d[4*n+3]
+	l50 := d[5*n+0]
+	l51 := d[5*n+1]
+	l52 := d[5*n+2]
+	l53 := d[5*n+3]
+	l54 := d[5*n+4]
+	l60 := d[6*n+0]
+	l61 := d[6*n+1]
+	l62 := d[6*n+2]
+	l63 := d[6*n+3]
+	l64 := d[6*n+4]
+	l65 := d[6*n+5]
+	l70 := d[7*n+0]
+	l71 := d[7*n+1]
+	l72 := d[7*n+2]
+	l73 := d[7*n+3]
+	l74 := d[7*n+4]
+	l75 := d[7*n+5]
+	l76 := d[7*n+6]
+	i0, i1, i2, i3, i4, i5, i6, i7 := 1/d[0*n+0], 1/d[1*n+1], 1/d[2*n+2], 1/d[3*n+3], 1/d[4*n+4], 1/d[5*n+5], 1/d[6*n+6], 1/d[7*n+7]
+	p = p[:8*m]
+	for i := range m {
+		row := a[(j0+8+i)*n+j0 : (j0+8+i)*n+j0+8]
+		x0 := row[0] * i0
+		x1 := (row[1] - l10*x0) * i1
+		x2 := (row[2] - l20*x0 - l21*x1) * i2
+		x3 := (row[3] - l30*x0 - l31*x1 - l32*x2) * i3
+		x4 := (row[4] - l40*x0 - l41*x1 - l42*x2 - l43*x3) * i4
+		x5 := (row[5] - l50*x0 - l51*x1 - l52*x2 - l53*x3 - l54*x4) * i5
+		x6 := (row[6] - l60*x0 - l61*x1 - l62*x2 - l63*x3 - l64*x4 - l65*x5) * i6
+		x7 := (row[7] - l70*x0 - l71*x1 - l72*x2 - l73*x3 - l74*x4 - l75*x5 - l76*x6) * i7
+		row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] = x0, x1, x2, x3, x4, x5, x6, x7
+		p[0*m+i], p[1*m+i], p[2*m+i], p[3*m+i], p[4*m+i], p[5*m+i], p[6*m+i], p[7*m+i] = x0, x1, x2, x3, x4, x5, x6, x7
+	}
+}
+
+// choleskyUnblocked factors the n × n block of a with leading dimension lda
+// in place, dot product by dot product.
+func choleskyUnblocked(a []float64, n, lda int) error {
 	for j := range n {
-		rowj := a[j*n : j*n+n]
-		d := rowj[j] - Dot(rowj[:j], rowj[:j])
+		rowj := a[j*lda : j*lda+j+1]
+		d := rowj[j]
+		for _, v := range rowj[:j] {
+			d -= v * v
+		}
 		if !(d > 0) || math.IsInf(d, 0) {
 			return ErrNotPositiveDefinite
 		}
 		d = math.Sqrt(d)
 		rowj[j] = d
+		inv := 1 / d
 		for i := j + 1; i < n; i++ {
-			rowi := a[i*n : i*n+n]
-			rowi[j] = (rowi[j] - Dot(rowi[:j], rowj[:j])) / d
+			rowi := a[i*lda : i*lda+j+1]
+			s := rowi[j]
+			for k, v := range rowi[:j] {
+				s -= v * rowj[k]
+			}
+			rowi[j] = s * inv
 		}
-	}
-	// Forward: L y = b.
-	for i := range n {
-		rowi := a[i*n : i*n+n]
-		b[i] = (b[i] - Dot(rowi[:i], b[:i])) / rowi[i]
-	}
-	// Backward: Lᵀ x = y.
-	for i := n - 1; i >= 0; i-- {
-		s := b[i]
-		for k := i + 1; k < n; k++ {
-			s -= a[k*n+i] * b[k]
-		}
-		b[i] = s / a[i*n+i]
 	}
 	return nil
+}
+
+// SolveCholesky overwrites b with the solution x of L·Lᵀ·x = b, for the
+// Cholesky factor L of an n × n matrix (the lower triangle of l, as
+// Cholesky leaves it). L is not modified, so one factorization serves any
+// number of right-hand sides.
+//
+// Both triangular solves go 4 rows at a time: a GemvN or GemvT brings in
+// the rows already solved, and a 4 × 4 triangle is solved in place.
+func SolveCholesky(l []float64, n int, b []float64) {
+	l, b = l[:n*n], b[:n]
+	var t [4]float64
+	// Forward: L y = b.
+	for i0 := 0; i0 < n; i0 += 4 {
+		ib := min(4, n-i0)
+		if i0 > 0 {
+			f64.GemvN(ib, i0, l[i0*n:], n, b[:i0], t[:ib])
+			for q := range ib {
+				b[i0+q] -= t[q]
+			}
+		}
+		for i := i0; i < i0+ib; i++ {
+			row := l[i*n : i*n+i+1]
+			s := b[i]
+			for k := i0; k < i; k++ {
+				s -= row[k] * b[k]
+			}
+			b[i] = s * (1 / row[i]) // the division is off the dependency chain
+		}
+	}
+	// Backward: Lᵀ x = y, from the last block; once a block of x is known,
+	// its rows of L (columns of Lᵀ) are subtracted from the rest.
+	for i0 := (n - 1) &^ 3; i0 >= 0; i0 -= 4 {
+		ib := min(4, n-i0)
+		for i := i0 + ib - 1; i >= i0; i-- {
+			s := b[i]
+			for k := i + 1; k < i0+ib; k++ {
+				s -= l[k*n+i] * b[k]
+			}
+			b[i] = s * (1 / l[i*n+i])
+		}
+		if i0 > 0 {
+			f64.GemvT(ib, i0, -1, l[i0*n:], n, b[i0:i0+ib], 1, b[:i0])
+		}
+	}
+}
+
+// CholeskyInverse sets inv, an n × n matrix (both triangles), to the
+// inverse (L·Lᵀ)⁻¹ of the matrix whose Cholesky factor L is in l (as
+// Cholesky leaves it), using work (n × n values) as scratch: for a matrix
+// solved with many right-hand sides, each solve is then one matrix–vector
+// product (MulVec(x, inv, n, b)) instead of two triangular solves. It
+// costs about two factorizations.
+func CholeskyInverse(inv, l []float64, n int, work []float64) {
+	l, inv, x := l[:n*n], inv[:n*n], work[:n*n]
+	// x = L⁻¹, lower triangular with zeros above the diagonal, row by row:
+	// x_i = −(1/L_ii)·Σ_{k<i} L_ik·x_k, then x_ii = 1/L_ii.
+	clear(x)
+	for i := range n {
+		row, xi := l[i*n:i*n+i+1], x[i*n:i*n+i+1]
+		f64.GemvT(i, i, 1, x, n, row[:i], 1, xi[:i])
+		d := 1 / row[i]
+		for k := range xi[:i] {
+			xi[k] *= -d
+		}
+		xi[i] = d
+	}
+	// inv = L⁻ᵀ·L⁻¹ = xᵀ·x, lower triangle, then mirrored. Row p of x is
+	// zero beyond column p, so rows [p0, p0+8) only reach the leading
+	// (p0+8) × (p0+8) block: a third of the flops of the full product.
+	clear(inv)
+	for p0 := 0; p0 < n; p0 += 8 {
+		f64.GemmTNLower(min(p0+8, n), min(8, n-p0), x[p0*n:], n, x[p0*n:], n, inv, n)
+	}
+	for i := range n {
+		for j := range i {
+			inv[j*n+i] = inv[i*n+j]
+		}
+	}
 }

@@ -1,0 +1,20 @@
+//go:build !amd64 || purego
+
+package f64
+
+// best returns the fastest implementation: only Generic in this build.
+func best() Impl { return Generic }
+
+func dot(x, y []float64) float64 { return dotGeneric(x, y) }
+
+func axpy(alpha float64, x, y []float64) { axpyGeneric(alpha, x, y) }
+
+func gemvN(m, n int, a []float64, lda int, x, y []float64) { gemvNGeneric(m, n, a, lda, x, y) }
+
+func gemvT(m, n int, alpha float64, a []float64, lda int, x []float64, incX int, y []float64) {
+	gemvTGeneric(m, n, alpha, a, lda, x, incX, y)
+}
+
+func gemmTNLower(n, k int, sub bool, b []float64, ldb int, a []float64, lda int, c []float64, ldc int) {
+	gemmTNLowerGeneric(n, k, sub, b, ldb, a, lda, c, ldc)
+}

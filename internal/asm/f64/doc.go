@@ -1,0 +1,42 @@
+// Package f64 holds dpmc's float64 compute kernels: the few loops that
+// take nearly all of a training run's time, written once as plain Go (the
+// reference, in generic.go) and, on amd64, again in assembly for AVX2+FMA
+// and AVX-512.
+//
+// # Kernels
+//
+// Each exported function's doc comment is its reference loop:
+//
+//   - [Dot] and [Axpy]: level-1, on contiguous vectors;
+//   - [GemvN] (y = A·x) and [GemvT] (y += alpha·Aᵀ·x, x strided): the
+//     residuals of a row's ratings and the right-hand side Σ x_p·a_p of
+//     its normal equations, with A a gathered block of factor rows;
+//   - [GemmTNLower] (lower triangle of C += Bᵀ·A) and [GemmTNLowerSub]
+//     (C −= Bᵀ·A): the Gram matrix Σ w·aaᵀ of a gathered block (B = A, or
+//     A with scaled rows) and the trailing update of a blocked Cholesky
+//     factorization.
+//
+// The AVX2 and AVX-512 versions of GemmTNLower are written out by
+// syrk4_gen.py; the other assembly is written by hand.
+//
+// Matrices are row-major with a leading dimension (the distance between
+// rows, in elements) of at least their width, so a kernel can work on a
+// sub-matrix in place. Every function checks that its slices are long
+// enough and panics otherwise, as an index out of range would; the
+// assembly never reads or writes outside them.
+//
+// # Implementations
+//
+// Which implementation runs is decided once, at package initialization,
+// from the CPU (golang.org/x/sys/cpu): AVX-512 where the CPU and the
+// operating system support it (only GemmTNLower has an AVX-512 version; the
+// others use AVX2 there), else AVX2 with FMA, else the generic loops. The
+// build tag purego, or a GOARCH other than amd64, leaves only the generic
+// loops. [Use] switches implementation for tests and benchmarks that
+// compare them.
+//
+// The implementations add in different orders and the assembly fuses
+// multiply-adds, so results differ at rounding level between them (and so
+// between machines); on one machine with one implementation every call is
+// deterministic.
+package f64

@@ -1,0 +1,92 @@
+//go:build !purego
+
+package f64
+
+import "golang.org/x/sys/cpu"
+
+// best returns the fastest implementation the CPU and operating system
+// support.
+func best() Impl {
+	switch {
+	case cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F:
+		return AVX512
+	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
+		return AVX2
+	}
+	return Generic
+}
+
+func dot(x, y []float64) float64 {
+	if active == Generic {
+		return dotGeneric(x, y)
+	}
+	return dotAVX2(x, y)
+}
+
+func axpy(alpha float64, x, y []float64) {
+	if active == Generic {
+		axpyGeneric(alpha, x, y)
+		return
+	}
+	axpyAVX2(alpha, x, y)
+}
+
+func gemvN(m, n int, a []float64, lda int, x, y []float64) {
+	if active == Generic {
+		gemvNGeneric(m, n, a, lda, x, y)
+		return
+	}
+	gemvNAVX2(m, n, a, lda, x, y)
+}
+
+func gemvT(m, n int, alpha float64, a []float64, lda int, x []float64, incX int, y []float64) {
+	if active == Generic {
+		gemvTGeneric(m, n, alpha, a, lda, x, incX, y)
+		return
+	}
+	gemvTAVX2(m, n, alpha, a, lda, x, incX, y)
+}
+
+// gemmTNLower works in blocks of 4 rows of C: block i0 covers columns
+// [0, i0+4), its last 4 the diagonal tile, written only on and below the
+// diagonal. The last n mod 4 rows are one GemvT each. With sub, it
+// subtracts.
+func gemmTNLower(n, k int, sub bool, b []float64, ldb int, a []float64, lda int, c []float64, ldc int) {
+	if active == Generic {
+		gemmTNLowerGeneric(n, k, sub, b, ldb, a, lda, c, ldc)
+		return
+	}
+	n4 := n &^ 3
+	for i0 := 0; i0 < n4; i0 += 4 {
+		switch {
+		case active == AVX512 && sub:
+			syrk4SubAVX512(k, i0+4, b[i0:], ldb, a, lda, c[i0*ldc:], ldc, diagMasks(i0+4))
+		case active == AVX512:
+			syrk4AVX512(k, i0+4, b[i0:], ldb, a, lda, c[i0*ldc:], ldc, diagMasks(i0+4))
+		case sub:
+			syrk4SubAVX2(k, i0+4, b[i0:], ldb, a, lda, c[i0*ldc:], ldc)
+		default:
+			syrk4AVX2(k, i0+4, b[i0:], ldb, a, lda, c[i0*ldc:], ldc)
+		}
+	}
+	alpha := 1.0
+	if sub {
+		alpha = -1
+	}
+	for i := n4; i < n; i++ {
+		gemvTAVX2(k, i+1, alpha, a, lda, b[i:], ldb, c[i*ldc:])
+	}
+}
+
+// diagMasks returns syrk4AVX512's masks for a block of ncols columns:
+// the last 8-column vector starts at column 8·(⌈ncols/8⌉ − 1), and row r
+// writes columns up to ncols − 4 + r.
+func diagMasks(ncols int) uint64 {
+	start := 8 * ((ncols+7)/8 - 1)
+	var m uint64
+	for r := range 4 {
+		lanes := ncols - 4 + r + 1 - start
+		m |= uint64(1<<lanes-1) << (8 * r)
+	}
+	return m
+}

@@ -1,0 +1,90 @@
+package solver
+
+import (
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/internal/dense"
+	"github.com/dpmc/dpmc/ratings"
+)
+
+// maxBlockRows caps the rows of a gathered block: a row with more ratings
+// is processed in blocks of this many, and a worker's block is at most
+// maxBlockRows × r values.
+const maxBlockRows = 4096
+
+// blockRows returns the number of rows of a worker's gathered block for
+// x: the most ratings of any user or item, capped at maxBlockRows, and at
+// least 1.
+func blockRows(x *ratings.Matrix) int {
+	most := 1
+	for i := range x.Rows() {
+		items, _ := x.Row(i)
+		most = max(most, len(items))
+	}
+	for j := range x.Cols() {
+		users, _ := x.Col(j)
+		most = max(most, len(users))
+	}
+	return min(most, maxBlockRows)
+}
+
+// scratch is one worker's space for building normal equations from
+// gathered blocks, and for R-IRLS; nothing in a row solve allocates.
+type scratch struct {
+	r     int
+	block []float64    // rows × r: the other side's factors of a row's ratings
+	y     []float64    // rows: their targets, less an offset
+	pred  []float64    // rows: their predictions uᵀθ
+	wt    []float64    // rows: their IRLS weights
+	wy    []float64    // rows: weight × target
+	irls  *irlsScratch // R-IRLS only, made on first use
+}
+
+func newScratch(r, rows int) *scratch {
+	return &scratch{
+		r:     r,
+		block: make([]float64, rows*r),
+		y:     make([]float64, rows),
+		pred:  make([]float64, rows),
+		wt:    make([]float64, rows),
+		wy:    make([]float64, rows),
+	}
+}
+
+// rows returns the number of rows the scratch's block holds.
+func (s *scratch) rows() int { return len(s.y) }
+
+// addStats adds to gram (the lower triangle) and rhs the statistics of the
+// ratings y of one row, whose other-side factors are the rows idx of f
+// (rank s.r): Σ w·f_k·f_kᵀ and Σ w·(y_k − off)·f_k. The weight w is 1 if
+// theta is nil and otherwise the Huber weight ψ_c(e)/e of the residual
+// e = (y_k − off) − f_kᵀθ. It gathers at most s.rows() factor rows at a
+// time and hands each block to the dense kernels.
+func (s *scratch) addStats(f []float64, idx []int32, y []float64, off float64, theta []float64, c float64, gram, rhs []float64) {
+	r, rows := s.r, s.rows()
+	for p0 := 0; p0 < len(idx); p0 += rows {
+		pe := min(p0+rows, len(idx))
+		blk := dense.Gather(s.block, f, r, idx[p0:pe])
+		yk := y[p0:pe]
+		if off != 0 {
+			t := s.y[:len(yk)]
+			for k, v := range yk {
+				t[k] = v - off
+			}
+			yk = t
+		}
+		if theta == nil {
+			dense.SyrkLower(gram, r, blk, nil)
+			dense.AddMulTransVec(rhs, blk, r, yk)
+			continue
+		}
+		pred, wt, wy := s.pred[:len(yk)], s.wt[:len(yk)], s.wy[:len(yk)]
+		dense.MulVec(pred, blk, r, theta)
+		for k, v := range yk {
+			w := huber.Weight(c, v-pred[k])
+			wt[k] = w
+			wy[k] = w * v
+		}
+		dense.SyrkLower(gram, r, blk, wt)
+		dense.AddMulTransVec(rhs, blk, r, wy)
+	}
+}

@@ -1,0 +1,207 @@
+package solver
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/synthetic"
+)
+
+// The throughput benchmark, on one worker:
+//
+//	go test ./solver -run '^$' -bench 'SweepML100k' -benchtime 10x -count 6 | tee new.txt
+//	go test ./solver -run '^$' -bench 'PaperML100k' -benchtime 1x -count 6 | tee -a new.txt
+//	go test ./solver -run '^$' -bench SweepSynthetic -benchtime 3x -large
+//	benchstat old.txt new.txt
+//
+// BenchmarkSweepML100k and BenchmarkPaperML100k need the shared MovieLens
+// 100k files; BenchmarkSweepSynthetic generates its data (the 1 M set, and
+// with -large the 10 M set too).
+var benchLarge = flag.Bool("large", false, "BenchmarkSweepSynthetic: also the 10 M-rating set (about 4 s to generate and 1 GB of memory)")
+
+// loadML100k returns MovieLens 100k's u1.base, or skips the benchmark or
+// test if the shared data folder is absent.
+func loadML100k(tb testing.TB) (train, test *ratings.Matrix) {
+	tb.Helper()
+	dir := filepath.Join("..", "..", "shared", "data", "movielens-100k")
+	a, b, err := ratings.LoadPair(filepath.Join(dir, "u1.base"), filepath.Join(dir, "u1.test"), ratings.Options{})
+	if err != nil {
+		if errors.Is(err, fsNotExist) {
+			tb.Skipf("MovieLens 100k not found in %s", dir)
+		}
+		tb.Fatal(err)
+	}
+	return a.Ratings, b.Ratings
+}
+
+// sweepFlops is the useful floating-point work of one ALS sweep at rank r
+// on x, the unit of the GFLOP/s the benchmarks report: per rating and side
+// r(r+1) for the lower triangle of the Gram matrix and 2r for the
+// right-hand side, per row r³/3 for the Cholesky factorization and 2r² for
+// the two triangular solves. Work a kernel does beyond this (the upper half
+// of a diagonal tile, say) does not count.
+func sweepFlops(x *ratings.Matrix, r int) float64 {
+	rf := float64(r)
+	perRating := rf*(rf+1) + 2*rf
+	perRow := rf*rf*rf/3 + 2*rf*rf
+	return 2*float64(x.Len())*perRating + float64(x.Rows()+x.Cols())*perRow
+}
+
+// benchSweeps times sweeps of training on x with o, continuing from the
+// state after warm sweeps (untimed): one op is one sweep (users, then
+// items). It reports ALS-equivalent GFLOP/s (sweepFlops per op).
+func benchSweeps(b *testing.B, x *ratings.Matrix, o Options, warm int) {
+	b.Helper()
+	if err := o.validate(); err != nil {
+		b.Fatal(err)
+	}
+	o.Workers = 1
+	t := newTrainer(x, &o)
+	ctx := context.Background()
+	if err := t.initItems(ctx); err != nil {
+		b.Fatal(err)
+	}
+	item := t.itemALS
+	if o.Algorithm == IRLS {
+		item = t.itemIRLS
+	}
+	sweep := func(s int) {
+		if err := t.parallel(ctx, x.Rows(), func(w *worker, i int) error { return t.user(w, s, i) }); err != nil {
+			b.Fatal(err)
+		}
+		if err := t.parallel(ctx, x.Cols(), func(w *worker, j int) error { return item(w, s, j) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := 1
+	for ; s <= warm; s++ {
+		sweep(s)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		sweep(s)
+		s++
+	}
+	b.ReportMetric(sweepFlops(x, o.Rank)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkSweepML100k is one sweep on MovieLens 100k u1.base on one
+// worker, after 3 untimed sweeps: ALS at ranks 8, 32 and 64, and the
+// paper's IRLS (K = 20, threshold 3, warm start) at rank 32, all with the
+// paper's Huber noise of variance 1 and λ = 0.5.
+func BenchmarkSweepML100k(b *testing.B) {
+	x, _ := loadML100k(b)
+	noise, _ := huber.New(3, 1)
+	for _, c := range []struct {
+		algo Algorithm
+		rank int
+	}{{ALS, 8}, {ALS, 32}, {ALS, 64}, {IRLS, 32}} {
+		b.Run(fmt.Sprintf("algo=%v/rank=%d", c.algo, c.rank), func(b *testing.B) {
+			o := Options{Algorithm: c.algo, Rank: c.rank, Lambda: 0.5, Iters: 1, Noise: noise, Seeded: true, Seed: 1}
+			if c.algo == IRLS {
+				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
+			}
+			benchSweeps(b, x, o, 3)
+		})
+	}
+}
+
+// BenchmarkPaperML100k is a whole paper-configuration run on MovieLens
+// 100k u1.base, on one worker: rank 32, λ = 0.5, T = 50 sweeps, Huber
+// noise of variance 1; ALS, and IRLS with K = 20 inner iterations,
+// threshold 3 and a warm start. The ratio of the two is the cost of IRLS.
+func BenchmarkPaperML100k(b *testing.B) {
+	x, _ := loadML100k(b)
+	noise, _ := huber.New(3, 1)
+	for _, algo := range []Algorithm{ALS, IRLS} {
+		b.Run(fmt.Sprintf("algo=%v", algo), func(b *testing.B) {
+			o := Options{Algorithm: algo, Rank: 32, Lambda: 0.5, Iters: 50, Noise: noise, Seeded: true, Seed: 1, Workers: 1}
+			if algo == IRLS {
+				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
+			}
+			for b.Loop() {
+				if _, err := Train(context.Background(), x, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSweepSynthetic is one ALS sweep at ranks 8 and 32, on one
+// worker, on the benchmark sets of synthetic.DefaultBenchmark: 1 M ratings
+// (10 000 users × 2 000 items) and, with -large, 10 M (100 000 × 20 000),
+// with the same ratings per user and per item, so time per sweep should
+// grow linearly in ratings. It reports GFLOP/s and the peak resident
+// memory of the test process (data set included), where Linux tells it.
+func BenchmarkSweepSynthetic(b *testing.B) {
+	scales := []int{10}
+	if *benchLarge {
+		scales = append(scales, 1)
+	}
+	noise, _ := huber.New(3, 1)
+	for _, scale := range scales {
+		d, err := synthetic.DefaultBenchmark(scale, 1).Generate()
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := d.Ratings
+		for _, rank := range []int{8, 32} {
+			b.Run(fmt.Sprintf("ratings=%dM/rank=%d", x.Len()/1_000_000, rank), func(b *testing.B) {
+				benchSweeps(b, x, Options{Rank: rank, Lambda: 0.5, Iters: 1, Noise: noise, Seeded: true, Seed: 1}, 1)
+				if hwm, ok := peakRSS(); ok {
+					b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MB")
+				}
+			})
+		}
+	}
+}
+
+// peakRSS returns the process's peak resident set size in bytes, VmHWM
+// in /proc/self/status (Linux only).
+func peakRSS() (uint64, bool) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb * 1024, err == nil
+		}
+	}
+	return 0, false
+}
+
+// BenchmarkPaperML100kNoiseless is BenchmarkPaperML100k without noise:
+// the cost of the solver alone, without the K·r noise draws per item and
+// sweep that IRLS adds (1.08 M Huber draws per sweep at K = 20, r = 32).
+func BenchmarkPaperML100kNoiseless(b *testing.B) {
+	x, _ := loadML100k(b)
+	for _, algo := range []Algorithm{ALS, IRLS} {
+		b.Run(fmt.Sprintf("algo=%v", algo), func(b *testing.B) {
+			o := Options{Algorithm: algo, Rank: 32, Lambda: 0.5, Iters: 50, Seeded: true, Seed: 1, Workers: 1}
+			if algo == IRLS {
+				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
+			}
+			for b.Loop() {
+				if _, err := Train(context.Background(), x, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

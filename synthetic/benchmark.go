@@ -1,0 +1,130 @@
+package synthetic
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/rng"
+)
+
+// Benchmark describes the project's throughput benchmark data set: a
+// Users × Items matrix with exactly Ratings observed cells, chosen
+// uniformly at random without replacement, each
+//
+//	x_ij = clamp(3 + 0.8·u_iᵀv_j/√Rank + N(0, NoiseSD²), 1, 5),
+//
+// with u_i, v_j ~ N(0, I_Rank) (so 0.8·uᵀv/√Rank has standard deviation
+// 0.8), not rounded. Every user and item has about the same number of
+// ratings, so the cost of a sweep is the same per rating at every size:
+// scaling Users, Items and Ratings together gives data sets whose training
+// time should grow linearly in Ratings.
+//
+// The zero value is not useful; DefaultBenchmark gives the 10 M set.
+// Everything is deterministic for a given Seed: experimental data, not
+// private data.
+type Benchmark struct {
+	Users, Items int
+	Ratings      int
+	Rank         int
+	NoiseSD      float64
+	Seed         uint64
+}
+
+// DefaultBenchmark returns the benchmark set of 100 000 users × 20 000
+// items with 10 000 000 ratings (0.5 % of the cells; 100 per user and 500
+// per item on average), rank 10 and noise standard deviation 0.1, divided
+// in every size by scale (≥ 1): scale 10 gives the 1 M set of 10 000 users
+// × 2 000 items with the same ratings per user and per item.
+func DefaultBenchmark(scale int, seed uint64) Benchmark {
+	scale = max(scale, 1)
+	return Benchmark{
+		Users: 100_000 / scale, Items: 20_000 / scale, Ratings: 10_000_000 / scale,
+		Rank: 10, NoiseSD: 0.1, Seed: seed,
+	}
+}
+
+// Generate draws the data set. Users and items are named "1", "2", …. It
+// returns an error naming the field if a size or parameter is out of range:
+// Users and Items in [1, 2³¹ − 1], Ratings in [1, Users·Items] and at most
+// 2³¹ − 1, Rank ≥ 1, NoiseSD finite and ≥ 0.
+func (b Benchmark) Generate() (*ratings.Dataset, error) {
+	switch {
+	case b.Users < 1 || b.Users > math.MaxInt32:
+		return nil, fmt.Errorf("synthetic: benchmark users = %d, want in [1, %d]", b.Users, math.MaxInt32)
+	case b.Items < 1 || b.Items > math.MaxInt32:
+		return nil, fmt.Errorf("synthetic: benchmark items = %d, want in [1, %d]", b.Items, math.MaxInt32)
+	case b.Ratings < 1 || b.Ratings > math.MaxInt32 || uint64(b.Ratings) > uint64(b.Users)*uint64(b.Items):
+		return nil, fmt.Errorf("synthetic: benchmark ratings = %d, want in [1, min(users × items, %d)]", b.Ratings, math.MaxInt32)
+	case b.Rank < 1:
+		return nil, fmt.Errorf("synthetic: benchmark rank = %d, want ≥ 1", b.Rank)
+	case !(b.NoiseSD >= 0) || math.IsInf(b.NoiseSD, 0):
+		return nil, fmt.Errorf("synthetic: benchmark noise sd = %v, want a finite number ≥ 0", b.NoiseSD)
+	}
+	r := b.Rank
+	normals := func(n int, stream uint64) []float64 {
+		g := rng.Stream(b.Seed, stream)
+		x := make([]float64, n)
+		for k := range x {
+			x[k] = g.NormFloat64()
+		}
+		return x
+	}
+	u := normals(b.Users*r, 1000)
+	v := normals(b.Items*r, 1001)
+	cells := b.cells()
+	g := rng.Stream(b.Seed, 1003)
+	scale := 0.8 / math.Sqrt(float64(r))
+	triples := make([]ratings.Triple, len(cells))
+	items := uint64(b.Items)
+	for k, c := range cells {
+		i, j := int(c/items), int(c%items)
+		var dot float64
+		for a := range r {
+			dot += u[i*r+a] * v[j*r+a]
+		}
+		x := 3 + scale*dot + b.NoiseSD*g.NormFloat64()
+		triples[k] = ratings.Triple{User: int32(i), Item: int32(j), Value: math.Min(math.Max(x, 1), 5)}
+	}
+	m, err := ratings.New(b.Users, b.Items, triples)
+	if err != nil {
+		return nil, fmt.Errorf("synthetic: %w", err)
+	}
+	return &ratings.Dataset{
+		Ratings: m, Users: ratings.NumberedIDs(b.Users, 1), Items: ratings.NumberedIDs(b.Items, 1),
+		Min: 1, Max: 5,
+		Source: fmt.Sprintf("synthetic benchmark %d users × %d items, %d ratings, rank %d, noise sd %g, seed %d", b.Users, b.Items, b.Ratings, b.Rank, b.NoiseSD, b.Seed),
+		Format: ratings.FormatCSV, FormatReason: "generated",
+	}, nil
+}
+
+// cells returns b.Ratings distinct cells i·Items + j, in increasing order,
+// a uniformly random subset. Sparse sets draw cells with replacement,
+// drop repeats and draw again for the missing ones: the final set depends
+// on the draws only through which cells they hit, symmetrically, so every
+// subset of the size is equally likely. Dense sets (over a quarter of the
+// cells) use selection sampling instead, which keeps each cell with
+// probability (wanted − kept)/(cells left).
+func (b Benchmark) cells() []uint64 {
+	total := uint64(b.Users) * uint64(b.Items)
+	want := b.Ratings
+	g := rng.Stream(b.Seed, 1002)
+	cells := make([]uint64, 0, want)
+	if uint64(want) > total/4 {
+		for c := uint64(0); c < total && len(cells) < want; c++ {
+			if float64(total-c)*g.Float64() < float64(want-len(cells)) {
+				cells = append(cells, c)
+			}
+		}
+		return cells
+	}
+	for len(cells) < want {
+		for range want - len(cells) {
+			cells = append(cells, g.Uint64N(total))
+		}
+		slices.Sort(cells)
+		cells = slices.Compact(cells)
+	}
+	return cells
+}

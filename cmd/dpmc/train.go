@@ -29,6 +29,7 @@ import (
 type trainFlags struct {
 	data, format, columns, header string
 	ratingRange                   string
+	lambdaScale                   string
 	test                          string
 	testFrac                      float64
 	rows, cols                    int
@@ -115,6 +116,7 @@ paper's Algorithm 3 says ("paper").`,
 	f.Float64Var(&fl.variance, "variance", 1, "noise variance per coordinate, in squared rating units (ignored with --mechanism none)")
 	f.IntVar(&fl.rank, "rank", 5, "rank r of the factorization (and of the synthetic truth)")
 	f.Float64Var(&fl.lambda, "lambda", 0.5, "--privacy paper: ridge penalty λ > 0 of every row solve, not scaled by the row's count")
+	f.StringVar(&fl.lambdaScale, "lambda-scale", "none", "--privacy paper: none (λ as given, the paper's convention) or count (λ × the row's number of ratings, ALS-WR; try --lambda 0.1)")
 	f.IntVar(&fl.iters, "iters", 50, "outer sweeps T (users, then items)")
 	f.IntVar(&fl.irlsIters, "irls-iters", 20, "inner iterations K of each IRLS item solve")
 	f.Float64Var(&fl.threshold, "irls-threshold", 0, "Huber threshold c of the IRLS weights, in rating units (default: the Huber noise's α, else 3)")
@@ -299,6 +301,10 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if changed("irls-threshold") && (!(fl.threshold > 0) || math.IsInf(fl.threshold, 0)) {
 		return fmt.Errorf("--irls-threshold = %v, want a finite number > 0 (leave it out for the default)", fl.threshold)
 	}
+	lambdaScale, err := solver.ParseLambdaScale(fl.lambdaScale)
+	if err != nil {
+		return fmt.Errorf("--lambda-scale: %w", err)
+	}
 	noise, err := trainNoise(cmd, fl)
 	if err != nil {
 		return err
@@ -329,7 +335,7 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	opts := solver.Options{
-		Algorithm: algo, Rank: fl.rank, Lambda: fl.lambda, Iters: fl.iters,
+		Algorithm: algo, Rank: fl.rank, Lambda: fl.lambda, LambdaScale: lambdaScale, Iters: fl.iters,
 		IRLSIters: fl.irlsIters, Threshold: threshold, Init: init, Noise: noise,
 		Seed: fl.seed.seed, Seeded: seeded, Workers: workers,
 	}

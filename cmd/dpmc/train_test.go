@@ -141,6 +141,8 @@ func TestTrainBadInput(t *testing.T) {
 		{[]string{"--items", "items.txt"}, "--items needs --privacy user"},
 		{[]string{"--synthetic", "realistic"}, "--synthetic needs --privacy user"},
 		{[]string{"--delta", "1"}, "--delta"},
+		{[]string{"--lambda-scale", "rows"}, "--lambda-scale"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--lambda-scale", "count"}, "--lambda-scale applies to --privacy paper"},
 		// --privacy user, on the realistic generator (userSmall):
 		{[]string{"--privacy", "user"}, "needs --epsilon"},
 		{[]string{"--privacy", "user", "--epsilon", "-1"}, "--epsilon"},

@@ -43,7 +43,7 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 var userModeOnly = []string{"items", "head-items", "weights", "factor-share", "save-users"}
 
 // paperModeOnly are the paper-mode flags that --privacy user refuses.
-var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init"}
+var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init", "lambda-scale"}
 
 // userPlan is what the flags of --privacy user ask for, checked before
 // any data is read; options turns it into userdp options once the rating

@@ -52,12 +52,14 @@ func (res *Result) FoldInAll(train *ratings.Dataset) *Users {
 }
 
 // Predict returns the prediction for dataset user i and column j,
-// clipped to the rating range: μ + b_j + b_i + u_iᵀv_j, with b_j and v_j
-// zero for an item that was not released.
+// clipped to the rating range: μ + b_j + b_i + u_iᵀv_j, with b_j the
+// tail bias and v_j zero for an item that was not released.
 func (us *Users) Predict(i, j int) float64 {
 	res := us.res
 	p := res.Mu + us.Bias[i]
-	if m := us.itemOf[j]; m >= 0 {
+	if m := us.itemOf[j]; m < 0 {
+		p += res.TailBias
+	} else {
 		p += res.ItemBias[m]
 		r := res.Rank
 		for k := range r {

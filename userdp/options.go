@@ -148,7 +148,8 @@ type Options struct {
 	TailCount float64 `json:"tail_count"`
 	// AutoFactors, if set, releases factors only when the released number
 	// of users times Epsilon reaches AutoFactorThreshold; otherwise Rank
-	// becomes 0 and the factor share goes to the item biases. The choice
+	// becomes 0 and the factor share goes to the item biases (half of it
+	// to the item counts under private selection). The choice
 	// depends only on released values (fully adaptive composition of
 	// Gaussian releases with a fixed total μ² stays μ-GDP).
 	AutoFactors         bool    `json:"auto_factors"`
@@ -172,6 +173,12 @@ type Options struct {
 	// Progress, if not nil, is called after each stage with a short
 	// description; never concurrently.
 	Progress func(stage string) `json:"-"`
+
+	// observe, if not nil, sees every rating's contribution to an ALS
+	// step's Gram matrix (w·ũũᵀ) and right-hand side (w·e·ũ) before any
+	// noise; tests use it to check the sensitivity bounds. It is called
+	// from the worker goroutines: set Workers to 1 with it.
+	observe func(step, item, user int, w float64, uc []float64, e float64)
 }
 
 // Defaults returns the options for a target (epsilon, delta) on the public
@@ -187,8 +194,13 @@ type Options struct {
 //     prior standard deviation (max−min)/8;
 //   - factors (AutoFactors): rank 4 on the 400 most popular items, a PCA
 //     start and one ALS step, if the released number of users times ε is
-//     at least 25 000; otherwise no factors and their 40 % goes to the
-//     item biases;
+//     at least 25 000; otherwise no factors, and their 40 % goes to the
+//     item biases (with a catalogue) or half to the item counts and half
+//     to the biases (private selection: with few users the number of
+//     items that clear the threshold limits the model more than their
+//     biases' noise — on MovieLens 100k u1, test RMSE 1.0600 → 1.0591 at
+//     ε = 1, 1.0210 → 1.0146 at ε = 5, 0.9871 → 0.9848 at ε = 20, mean of
+//     3 seeds; 0.9576 → 0.9557 on the generator at 6 040 users, ε = 1);
 //   - non-private (+Inf): rank 32, 15 ALS steps, λ = 0.12 per rating
 //     (ALS-WR on both sides), item-bias ridge 5, user-bias ridge 5.
 //

@@ -40,6 +40,13 @@ type Result struct {
 	// Counts holds the released noisy weighted counts of the items, in
 	// weighted-count units (each user's weights have ℓ2 norm ≤ 1).
 	Counts []float64
+	// TailBias is the released bias, in rating units, of every item that
+	// is not in ItemIDs: under private selection, the shrunk noisy mean
+	// offset of the ratings of the items that were not released (which
+	// are mostly unpopular, and rated below the centre); with a public
+	// catalogue, 0. Predictions and fold-ins use it for any item outside
+	// the release.
+	TailBias float64
 	// Min and Max are the public rating range; UserLambda and
 	// UserBiasLambda the ridges of FoldIn.
 	Min, Max                   float64
@@ -51,7 +58,8 @@ type Result struct {
 	// guarantees.
 	Report *Report
 
-	// biasSums are the released noisy bias sums (kept for tests).
+	// biasSums are the released noisy bias sums, with the tail's sum and
+	// scaled weight appended under private selection (kept for tests).
 	biasSums []float64
 }
 
@@ -65,6 +73,7 @@ const (
 	phaseGram
 	phaseRHS
 	phasePCA
+	phaseTail
 )
 
 // streamKey is the stream of (phase, step, id): the first 8 bytes of
@@ -100,6 +109,9 @@ type trainer struct {
 	// all of each user's ratings on candidate items (for local fits).
 	acol [][]int32
 	aval [][]float64
+	// tval[i] holds user i's contributed ratings of candidate items that
+	// were not released (private selection only): they feed the tail bias.
+	tval [][]float64
 
 	candIDs []string     // candidate item IDs
 	itemIDs []string     // released item IDs, once selected
@@ -165,7 +177,7 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	}
 	t.remap(toModel)
 
-	res.ItemBias, res.biasSums = t.biases(mu, mcounts)
+	res.ItemBias, res.TailBias, res.biasSums = t.biases(mu, mcounts)
 	t.progress("released item biases")
 	if t.opts.Rank > 0 {
 		v, err := t.factors(ctx, res)
@@ -260,9 +272,18 @@ func (t *trainer) decideFactors(users float64) {
 		r.Factors = fmt.Sprintf("rank %d: released users × ε = %.0f × %g ≥ %g", o.Rank, users, o.Epsilon, o.AutoFactorThreshold)
 		return
 	}
-	r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item biases", users, o.Epsilon, o.AutoFactorThreshold)
 	o.Rank = 0
-	o.Shares.Biases += o.Shares.Factors
+	if o.Items == nil {
+		// Under private selection half of it goes to the counts: with few
+		// users, how many items clear the threshold limits the model more
+		// than the noise of their biases.
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts and biases (half each)", users, o.Epsilon, o.AutoFactorThreshold)
+		o.Shares.Counts += o.Shares.Factors / 2
+		o.Shares.Biases += o.Shares.Factors / 2
+	} else {
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item biases", users, o.Epsilon, o.AutoFactorThreshold)
+		o.Shares.Biases += o.Shares.Factors
+	}
 	o.Shares.Factors = 0
 }
 
@@ -277,7 +298,11 @@ func (t *trainer) planRest() {
 	t.noise.counts = t.sigma(1, s.Counts, 1)
 	r.Releases = append(r.Releases, Release{Name: "item counts (weights 1/√n per user)", L2: 1, Sigma: t.noise.counts, Times: 1})
 	t.noise.biases = t.sigma(o.BiasBound, s.Biases, 1)
-	r.Releases = append(r.Releases, Release{Name: "item bias sums", L2: o.BiasBound, Sigma: t.noise.biases, Times: 1})
+	biasName := "item bias sums"
+	if o.Items == nil {
+		biasName = "item bias sums, and the tail's (items not released) sum and weight"
+	}
+	r.Releases = append(r.Releases, Release{Name: biasName, L2: o.BiasBound, Sigma: t.noise.biases, Times: 1})
 	if o.Rank > 0 && s.PCA > 0 {
 		t.noise.pca = t.sigma(o.ResidualBound*o.ResidualBound, s.Factors*s.PCA, 1)
 		r.Releases = append(r.Releases, Release{Name: fmt.Sprintf("start: second-moment matrix of weighted residuals over the (at most %d) head items", o.HeadItems), L2: o.ResidualBound * o.ResidualBound, Sigma: t.noise.pca, Times: 1})
@@ -296,6 +321,9 @@ func (t *trainer) planRest() {
 	}
 	r.finish()
 	what := "item list, global mean, number of users, noisy item counts, item biases"
+	if o.Items == nil {
+		what += ", tail bias"
+	}
 	if o.Rank > 0 {
 		what += ", item factors"
 	}
@@ -495,6 +523,9 @@ func compareIDs(a, b string) int {
 // the user's own ratings keep them as −1, since the user's local fit still
 // uses them for the user's bias.
 func (t *trainer) remap(toModel []int32) {
+	if t.opts.Items == nil {
+		t.tval = make([][]float64, t.users)
+	}
 	for i := range t.users {
 		own := make([]int32, len(t.acol[i]))
 		for p, c := range t.acol[i] {
@@ -503,13 +534,19 @@ func (t *trainer) remap(toModel []int32) {
 		cols, vals := t.ccol[i], t.cval[i]
 		kc := make([]int32, 0, len(cols))
 		kv := make([]float64, 0, len(cols))
+		var tail []float64
 		for p, c := range cols {
 			if m := toModel[c]; m >= 0 {
 				kc = append(kc, m)
 				kv = append(kv, vals[p])
+			} else {
+				tail = append(tail, vals[p])
 			}
 		}
 		t.acol[i], t.ccol[i], t.cval[i] = own, kc, kv
+		if t.tval != nil {
+			t.tval[i] = tail
+		}
 	}
 }
 
@@ -525,15 +562,38 @@ func (t *trainer) localOffset(i int, mu float64) float64 {
 
 // biases releases the item biases: noisy sums of each user's clipped
 // deviations x − μ − β_user, weighted like the counts, shrunk by the
-// noisy counts.
-func (t *trainer) biases(mu float64, counts []float64) (bias, sums []float64) {
+// noisy counts. Under private selection the same release carries two
+// more coordinates, the tail: each user's mean clipped deviation over
+// the contributed ratings of items that were not released, and the
+// user's tail weight times BiasBound, both with the tail weight
+// w_t = ((n − n_rel)/(2n))^½. A user's released-item weights 1/√n use
+// n_rel/n of the unit ℓ2 budget and the tail the rest, so the whole
+// vector still moves by at most BiasBound (see the package
+// documentation). It returns the released biases, the tail bias and the
+// noisy sums (tail coordinates appended).
+func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail float64, sums []float64) {
 	o := &t.opts
 	n := len(counts)
-	sum := make([]float64, n)
-	wsum := make([]float64, n)
+	withTail := t.tval != nil
+	size := n
+	if withTail {
+		size += 2
+	}
+	sum := make([]float64, size)
+	wsum := make([]float64, size)
+	clip := func(d float64) float64 {
+		if o.NoNoise {
+			return d
+		}
+		return math.Min(math.Max(d, -o.BiasBound), o.BiasBound)
+	}
 	for i := range t.users {
 		c := t.ccol[i]
-		if len(c) == 0 {
+		var tv []float64
+		if withTail {
+			tv = t.tval[i]
+		}
+		if len(c) == 0 && len(tv) == 0 {
 			continue
 		}
 		wi := 1 / math.Sqrt(float64(t.ncontrib[i]))
@@ -542,13 +602,29 @@ func (t *trainer) biases(mu float64, counts []float64) (bias, sums []float64) {
 		}
 		beta := t.localOffset(i, mu)
 		for p, j := range c {
-			d := t.cval[i][p] - mu - beta
-			if !o.NoNoise {
-				d = math.Min(math.Max(d, -o.BiasBound), o.BiasBound)
-			}
+			d := clip(t.cval[i][p] - mu - beta)
 			sum[j] += wi * d
 			wsum[j] += wi
 		}
+		if len(tv) == 0 {
+			continue
+		}
+		if o.NoNoise {
+			// Without noise the tail is one more item, every rating
+			// weighted 1.
+			for _, v := range tv {
+				sum[n] += v - mu - beta
+				wsum[n]++
+			}
+			continue
+		}
+		var dm float64
+		for _, v := range tv {
+			dm += v - mu - beta
+		}
+		wt := math.Sqrt(float64(len(tv)) / (2 * float64(t.ncontrib[i])))
+		sum[n] += wt * clip(dm/float64(len(tv)))
+		sum[n+1] += wt * o.BiasBound
 	}
 	b := make([]float64, n)
 	for j := range b {
@@ -558,13 +634,33 @@ func (t *trainer) biases(mu float64, counts []float64) (bias, sums []float64) {
 			continue
 		}
 		s += t.noise.biases * t.rand(phaseBias, 0, t.itemIDs[j]).NormFloat64()
-		w := math.Max(counts[j], 0)
-		shrink := t.noise.biases * t.noise.biases / (o.BiasPrior * o.BiasPrior)
 		sum[j] = s
-		b[j] = s * w / (w*w + o.BiasLambda*w + shrink)
-		b[j] = math.Min(math.Max(b[j], -o.BiasBound), o.BiasBound)
+		b[j] = t.shrinkBias(s, counts[j])
 	}
-	return b, sum
+	if !withTail {
+		return b, 0, sum[:n]
+	}
+	if o.NoNoise {
+		return b, sum[n] / (wsum[n] + o.BiasLambda), sum
+	}
+	r := t.rand(phaseTail, 0, "")
+	sum[n] += t.noise.biases * r.NormFloat64()
+	sum[n+1] += t.noise.biases * r.NormFloat64()
+	return b, t.shrinkBias(sum[n], sum[n+1]/o.BiasBound), sum
+}
+
+// shrinkBias turns a noisy bias sum s and a noisy weight w into the
+// released bias: the Bayes estimate s·w / (w² + λ_b·w + σ_S²/τ_b²) under
+// a N(0, τ_b²) prior, clipped to ±BiasBound.
+func (t *trainer) shrinkBias(s, w float64) float64 {
+	o := &t.opts
+	w = math.Max(w, 0)
+	shrink := t.noise.biases * t.noise.biases / (o.BiasPrior * o.BiasPrior)
+	b := s * w / (w*w + o.BiasLambda*w + shrink)
+	if math.IsNaN(b) { // 0/0: w = 0 with no shrinkage
+		return 0
+	}
+	return math.Min(math.Max(b, -o.BiasBound), o.BiasBound)
 }
 
 // parallel runs fn(worker, row) for row in [0, n) on the worker pool.
@@ -744,6 +840,9 @@ func (t *trainer) itemStep(ws *workspace, step, j int, res *Result, v, u, ub []f
 		e = math.Min(math.Max(e, -o.ResidualBound), o.ResidualBound)
 		dense.AddOuter(g, r, w, uc)
 		dense.Axpy(h, w*e, uc)
+		if o.observe != nil {
+			o.observe(step, j, int(i), w, uc, e)
+		}
 	}
 	rg := t.rand(phaseGram, step, t.itemIDs[j])
 	for a := range r {

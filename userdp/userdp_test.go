@@ -146,6 +146,125 @@ func TestSensitivityBoundsAttained(t *testing.T) {
 	}
 }
 
+// Under private selection the bias release also carries the tail (the
+// mean deviation of a user's ratings of items that were not released, and
+// the user's tail weight). The lonely user rates the six released items
+// and the unreleased z: removing that user moves the whole bias release —
+// item sums and both tail coordinates — by exactly BiasBound, the stated
+// sensitivity, and the counts of the released items by √(6/7) ≤ 1.
+func TestTailSensitivityAttained(t *testing.T) {
+	o := Defaults(100, 1e-6, 1, 5).WithCenter(1)
+	o.BiasBound = 0.5 // every deviation of the lonely user (5 − 1 − β) clips
+	full := train(t, small(t, ""), o)
+	without := train(t, small(t, "lonely"), o)
+	if !slices.Equal(full.ItemIDs, without.ItemIDs) || len(full.ItemIDs) != 6 {
+		t.Fatalf("released %v and %v, want the same 6 items", full.ItemIDs, without.ItemIDs)
+	}
+	if len(full.biasSums) != 8 {
+		t.Fatalf("bias release has %d coordinates, want 6 items + 2 tail", len(full.biasSums))
+	}
+	norm := func(a, b []float64) float64 {
+		var s float64
+		for k := range a {
+			s += (a[k] - b[k]) * (a[k] - b[k])
+		}
+		return math.Sqrt(s)
+	}
+	if d := norm(full.biasSums, without.biasSums); math.Abs(d-o.BiasBound) > 1e-9 {
+		t.Errorf("bias release (with tail) moved by %.12g, want exactly the sensitivity %g", d, o.BiasBound)
+	}
+	if d := norm(full.biasSums[6:], without.biasSums[6:]); !(d > 0) {
+		t.Errorf("tail coordinates did not move (%g): the lonely user's tail rating is not counted", d)
+	}
+	if d := norm(full.Counts, without.Counts); math.Abs(d-math.Sqrt(6.0/7)) > 1e-9 {
+		t.Errorf("count release moved by %.12g, want √(6/7)", d)
+	}
+}
+
+// Items outside the release are predicted with the released tail bias, in
+// the fold-in and in predictions.
+func TestTailBiasUsed(t *testing.T) {
+	d := small(t, "")
+	res := train(t, d, Defaults(100, 1e-6, 1, 5))
+	res.TailBias = 0
+	us0 := res.FoldInAll(d)
+	res.TailBias = -0.75
+	us := res.FoldInAll(d)
+	z := -1
+	for j := range d.Items.Len() {
+		if d.Items.ID(j) == "z" {
+			z = j
+		}
+	}
+	u := -1
+	for i := range d.Users.Len() {
+		if d.Users.ID(i) == "lonely" {
+			u = i
+		}
+	}
+	// The lonely user's rating 5 of z is explained partly by a lower tail
+	// bias, so the user's own bias rises.
+	if !(us.Bias[u] > us0.Bias[u]) {
+		t.Errorf("fold-in ignores the tail bias: user bias %g with tail −0.75, %g with 0", us.Bias[u], us0.Bias[u])
+	}
+	want := math.Min(math.Max(res.Mu+us.Bias[u]-0.75, 1), 5)
+	if got := us.Predict(u, z); got != want {
+		t.Errorf("prediction of an unreleased item %g, want μ + b_user + tail = %g", got, want)
+	}
+}
+
+// One user's whole contribution to an ALS step — the lower triangles of
+// Σ_j w_j·ũũᵀ and the vectors Σ_j w_j·e_j·ũ over the user's head items —
+// has ℓ2 norm at most C² and B_r·C, because the user's weights (uniform or
+// adaptive) have ‖w‖₂ = 1, ‖ũ‖ ≤ C and |e| ≤ B_r. With rank 1 (the lower
+// triangle is all of ũũᵀ) and bounds small enough that every factor and
+// residual clips, both bounds are attained.
+func TestFactorStepSensitivityAttained(t *testing.T) {
+	d, err := synthetic.DefaultRealistic(300, 5).Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		weights  Weights
+		rank     int
+		attained bool
+	}{{WeightsAdaptive, 1, true}, {WeightsUniform, 1, true}, {WeightsAdaptive, 3, false}} {
+		o := Defaults(5, 1e-6, 1, 5).WithFactors(tc.rank, 2, 0.4)
+		o.Weights = tc.weights
+		o.ClipNorm, o.ResidualBound = 1e-3, 1e-3
+		o.Workers = 1
+		gram := map[[2]int]float64{} // (step, user) → squared ℓ2 norm
+		rhs := map[[2]int]float64{}
+		o.observe = func(step, _, user int, w float64, uc []float64, e float64) {
+			k := [2]int{step, user}
+			for a := range uc {
+				for b := 0; b <= a; b++ {
+					gram[k] += (w * uc[a] * uc[b]) * (w * uc[a] * uc[b])
+				}
+				rhs[k] += (w * e * uc[a]) * (w * e * uc[a])
+			}
+		}
+		train(t, d, o)
+		if len(gram) == 0 {
+			t.Fatalf("%v rank %d: no factor step observed", tc.weights, tc.rank)
+		}
+		check := func(name string, m map[[2]int]float64, bound float64) {
+			var most float64
+			for _, v := range m {
+				most = math.Max(most, math.Sqrt(v))
+			}
+			if most > bound*(1+1e-9) {
+				t.Errorf("%v rank %d: a user moves the %s release by %g, above the sensitivity %g", tc.weights, tc.rank, name, most, bound)
+			}
+			if tc.attained && most < bound*(1-1e-9) {
+				t.Errorf("%v rank %d: largest %s contribution %g, want the bound %g attained", tc.weights, tc.rank, name, most, bound)
+			}
+		}
+		check("Gram", gram, o.ClipNorm*o.ClipNorm)
+		check("right-hand side", rhs, o.ResidualBound*o.ClipNorm)
+	}
+}
+
 // The report's total meets the target, and every release is listed.
 func TestReportMeetsTarget(t *testing.T) {
 	for _, tc := range []struct {

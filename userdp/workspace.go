@@ -30,7 +30,7 @@ func newWorkspace(r int) *workspace {
 //	min Σ_j (x_j − μ − b_j − b_u − uᵀv_j)² + λ_u‖u‖² + λ_b·b_u²
 //
 // over [u; b_u] with features [v_j; 1]; an item index −1 is a rating of
-// an item that was not released, with b_j = 0 and v_j = 0. A user without
+// an item that was not released, with b_j the tail bias and v_j = 0. A user without
 // ratings gets u = 0 and b_u = 0.
 func (ws *workspace) foldIn(res *Result, v []float64, items []int32, vals []float64, u []float64, bu *float64) {
 	r := ws.r
@@ -43,6 +43,7 @@ func (ws *workspace) foldIn(res *Result, v []float64, items []int32, vals []floa
 		y := vals[p] - res.Mu
 		if j < 0 {
 			clear(ws.f[:r]) // an item that was not released: bias only
+			y -= res.TailBias
 		} else {
 			copy(ws.f[:r], v[int(j)*r:int(j+1)*r])
 			y -= res.ItemBias[j]

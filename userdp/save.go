@@ -31,6 +31,7 @@ type release struct {
 	} `json:"fold_in"`
 	Items    []string    `json:"items"`
 	ItemBias []float64   `json:"item_bias"`
+	TailBias float64     `json:"tail_bias"`
 	Counts   []float64   `json:"noisy_counts"`
 	V        [][]float64 `json:"v"`
 	Privacy  *Report     `json:"privacy"`
@@ -51,8 +52,8 @@ func (res *Result) WriteRelease(w io.Writer) error {
 		r.Private = "nothing: trained without noise (a non-private baseline)"
 	}
 	r.FoldIn.UserLambda, r.FoldIn.UserLambdaPerRating, r.FoldIn.UserBiasLambda = res.UserLambda, res.UserLambdaPerRating, res.UserBiasLambda
-	r.FoldIn.Rule = "a user's bias b and factor u minimize Σ (x − mu − item_bias[j] − b − u·v[j])² + (user_lambda + user_lambda_per_rating·n)·‖u‖² + user_bias_lambda·b² over the user's own n ratings; an item not listed contributes with item_bias 0 and v 0"
-	r.Items, r.ItemBias, r.Counts = res.ItemIDs, res.ItemBias, res.Counts
+	r.FoldIn.Rule = "a user's bias b and factor u minimize Σ (x − mu − item_bias[j] − b − u·v[j])² + (user_lambda + user_lambda_per_rating·n)·‖u‖² + user_bias_lambda·b² over the user's own n ratings; an item not listed contributes with item_bias = tail_bias and v 0"
+	r.Items, r.ItemBias, r.TailBias, r.Counts = res.ItemIDs, res.ItemBias, res.TailBias, res.Counts
 	r.V = make([][]float64, len(res.ItemIDs))
 	for j := range r.V {
 		r.V[j] = res.V[j*res.Rank : (j+1)*res.Rank]

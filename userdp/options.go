@@ -69,6 +69,10 @@ type Shares struct {
 	// Gram is the fraction of each factor step's share spent on the Gram
 	// matrices; the rest goes to the right-hand sides. In (0, 1).
 	Gram float64 `json:"gram"`
+	// CountsWithoutFactors is the fraction of the factor share that goes
+	// to the item counts when AutoFactors switches factors off; the rest
+	// goes to the item biases. In [0, 1]; Defaults sets ½, WithCatalogue 0.
+	CountsWithoutFactors float64 `json:"counts_without_factors"`
 }
 
 // Options configure Train. Defaults returns a complete set chosen by a
@@ -143,6 +147,10 @@ type Options struct {
 	// UserLambdaPerRating (≥ 0) adds this much to the user-factor ridge
 	// per rating the user fits (ALS-WR scaling).
 	UserLambdaPerRating float64 `json:"user_lambda_per_rating"`
+	// NoTail switches off the tail bias under private selection: items
+	// outside the release are then predicted with item bias 0, as before
+	// the tail was released (for ablations; it is never better).
+	NoTail bool `json:"no_tail"`
 	// TailCount (≥ 0, weighted-count units): items whose noisy count is
 	// below it keep a zero factor and are predicted by biases alone.
 	TailCount float64 `json:"tail_count"`
@@ -226,7 +234,7 @@ func Defaults(epsilon, delta, min, max float64) Options {
 		Weights:             WeightsAdaptive,
 		AdaptivePower:       0.5,
 		SelectionDelta:      0.25,
-		Shares:              Shares{Mean: 0.02, Counts: 0.3, Biases: 0.28, Factors: 0.4, PCA: 0.5, Gram: 0.5},
+		Shares:              Shares{Mean: 0.02, Counts: 0.3, Biases: 0.28, Factors: 0.4, PCA: 0.5, Gram: 0.5, CountsWithoutFactors: 0.5},
 		Lambda:              0.1,
 		NoiseLambda:         1,
 		Rank:                4,
@@ -274,9 +282,11 @@ func (o Options) WithFactors(rank, iters int, share float64) Options {
 
 // WithCatalogue returns o with the public item catalogue items: the
 // counts no longer select items, so 12 points of their share go to the
-// item biases (if the counts have at least 0.24).
+// item biases (if the counts have at least 0.24), and so does all of the
+// factor share if factors are switched off.
 func (o Options) WithCatalogue(items []string) Options {
 	o.Items = items
+	o.Shares.CountsWithoutFactors = 0
 	if o.Shares.Counts >= 0.24 {
 		o.Shares.Counts -= 0.12
 		o.Shares.Biases += 0.12
@@ -395,6 +405,9 @@ func (o *Options) validate() error {
 	}
 	if !(s.PCA >= 0 && s.PCA <= 1) || (s.PCA == 1 && o.Iters > 0) {
 		return bad("pca share = %v, want in [0, 1) (1 only with iters = 0)", s.PCA)
+	}
+	if !(s.CountsWithoutFactors >= 0 && s.CountsWithoutFactors <= 1) {
+		return bad("counts-without-factors share = %v, want in [0, 1]", s.CountsWithoutFactors)
 	}
 	if o.Rank > 0 && o.Iters > 0 && !(s.Gram > 0 && s.Gram < 1) {
 		return bad("gram share = %v, want in (0, 1)", s.Gram)

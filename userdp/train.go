@@ -273,17 +273,20 @@ func (t *trainer) decideFactors(users float64) {
 		return
 	}
 	o.Rank = 0
-	if o.Items == nil {
-		// Under private selection half of it goes to the counts: with few
-		// users, how many items clear the threshold limits the model more
-		// than the noise of their biases.
-		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts and biases (half each)", users, o.Epsilon, o.AutoFactorThreshold)
-		o.Shares.Counts += o.Shares.Factors / 2
-		o.Shares.Biases += o.Shares.Factors / 2
-	} else {
+	// Under private selection part of it (Defaults: half) goes to the
+	// counts: with few users, how many items clear the threshold limits
+	// the model more than the noise of their biases.
+	c := o.Shares.CountsWithoutFactors
+	switch c {
+	case 0:
 		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item biases", users, o.Epsilon, o.AutoFactorThreshold)
-		o.Shares.Biases += o.Shares.Factors
+	case 0.5:
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts and biases (half each)", users, o.Epsilon, o.AutoFactorThreshold)
+	default:
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts (%.3g of it) and biases", users, o.Epsilon, o.AutoFactorThreshold, c)
 	}
+	o.Shares.Counts += c * o.Shares.Factors
+	o.Shares.Biases += (1 - c) * o.Shares.Factors
 	o.Shares.Factors = 0
 }
 
@@ -299,7 +302,7 @@ func (t *trainer) planRest() {
 	r.Releases = append(r.Releases, Release{Name: "item counts (weights 1/√n per user)", L2: 1, Sigma: t.noise.counts, Times: 1})
 	t.noise.biases = t.sigma(o.BiasBound, s.Biases, 1)
 	biasName := "item bias sums"
-	if o.Items == nil {
+	if o.Items == nil && !o.NoTail {
 		biasName = "item bias sums, and the tail's (items not released) sum and weight"
 	}
 	r.Releases = append(r.Releases, Release{Name: biasName, L2: o.BiasBound, Sigma: t.noise.biases, Times: 1})
@@ -321,7 +324,7 @@ func (t *trainer) planRest() {
 	}
 	r.finish()
 	what := "item list, global mean, number of users, noisy item counts, item biases"
-	if o.Items == nil {
+	if o.Items == nil && !o.NoTail {
 		what += ", tail bias"
 	}
 	if o.Rank > 0 {
@@ -523,7 +526,7 @@ func compareIDs(a, b string) int {
 // the user's own ratings keep them as −1, since the user's local fit still
 // uses them for the user's bias.
 func (t *trainer) remap(toModel []int32) {
-	if t.opts.Items == nil {
+	if t.opts.Items == nil && !t.opts.NoTail {
 		t.tval = make([][]float64, t.users)
 	}
 	for i := range t.users {

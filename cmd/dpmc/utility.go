@@ -26,6 +26,7 @@ type utilityFlags struct {
 	epsilons             epsilonList
 	delta                float64
 	quick, force         bool
+	ablation             bool
 }
 
 func newUtilityCmd() *cobra.Command {
@@ -56,6 +57,7 @@ report --report.`,
 	f.Float64Var(&fl.delta, "delta", 1e-6, "total δ")
 	f.BoolVar(&fl.quick, "quick", false, "a smoke test: 2 runs, ε 1 and 10, 600 synthetic users, into results-quick-utility/ (plots, JSON and the report)")
 	f.BoolVar(&fl.force, "force", false, "overwrite a --report file that dpmc did not write")
+	f.BoolVar(&fl.ablation, "ablation", false, "instead, vary each choice of the default rule on its own (seeded, paired runs: experiments, not releases) and write --out/ablation.md")
 	return cmd
 }
 
@@ -127,6 +129,9 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 	configs = append(configs, utility.Config{Name: fmt.Sprintf("synthetic, MovieLens-1M-shaped (%d users, seed 1, 80/20 split)", fl.users), Train: tr, Test: te, Catalogue: cat})
 
 	command := "dpmc utility " + strings.Join(os.Args[2:], " ")
+	if fl.ablation {
+		return runAblation(cmd, fl, configs, strings.TrimSpace(command), progress)
+	}
 	var results []*utility.Result
 	var plots []string
 	for k, c := range configs {
@@ -161,6 +166,34 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s/utility*.{json,png,svg}\n", fl.report, fl.out)
+	return nil
+}
+
+// runAblation runs utility.Ablate on every data set and writes one
+// Markdown file.
+func runAblation(cmd *cobra.Command, fl *utilityFlags, configs []utility.Config, command string, progress func(string)) error {
+	var abl []*utility.Ablation
+	for _, c := range configs {
+		c.Epsilons, c.Delta, c.Runs, c.Progress = fl.epsilons, fl.delta, fl.runs, progress
+		a, err := utility.Ablate(cmd.Context(), utility.AblationConfig{Config: c})
+		if err != nil {
+			return err
+		}
+		abl = append(abl, a)
+	}
+	path := filepath.Join(fl.out, "ablation.md")
+	if err := atomicfile.Write(path, true, func(w io.Writer) error {
+		fmt.Fprintf(w, "# Ablation of userdp.Defaults\n\nWritten by `%s`. Each row changes one choice of the default rule; in brackets, the change in test RMSE against the defaults (negative is better).\n\n", command)
+		for _, a := range abl {
+			if err := a.WriteMarkdown(w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", path)
 	return nil
 }
 

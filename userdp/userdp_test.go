@@ -463,3 +463,42 @@ func TestReleaseHoldsNothingPerUser(t *testing.T) {
 		t.Errorf("format %v, mode %v", m["format"], m["mode"])
 	}
 }
+
+// The zCDP conversion: ρ = 0 is free; it is at least as tight as the
+// classic ε = ρ + 2√(ρ·log(1/δ)) (Bun & Steinke 2016) and never tighter
+// than the exact curve of the Gaussian mechanism with μ = √(2ρ), which is
+// ρ-zCDP (a conversion below that curve would be invalid); RhoFor and
+// ZCDPEpsilon invert ZCDPDelta.
+func TestZCDPConversion(t *testing.T) {
+	if ZCDPDelta(0, 1) != 0 || ZCDPEpsilon(0, 1e-6) != 0 {
+		t.Fatal("ρ = 0 is not free")
+	}
+	for _, rho := range []float64{0.01, 0.1, 0.5, 2, 10} {
+		for _, delta := range []float64{1e-9, 1e-6, 1e-3} {
+			eps := ZCDPEpsilon(rho, delta)
+			classic := rho + 2*math.Sqrt(rho*math.Log(1/delta))
+			if eps > classic*(1+1e-9) {
+				t.Errorf("ρ %g δ %g: ε %g above the classic conversion %g", rho, delta, eps, classic)
+			}
+			exact, err := GDPEpsilon(math.Sqrt(2*rho), delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if eps < exact*(1-1e-9) {
+				t.Errorf("ρ %g δ %g: ε %g below the Gaussian mechanism's exact %g: the conversion is invalid", rho, delta, eps, exact)
+			}
+			if d := ZCDPDelta(rho, eps); d > delta*(1+1e-9) {
+				t.Errorf("ρ %g: ZCDPDelta(ZCDPEpsilon(δ = %g)) = %g", rho, delta, d)
+			}
+		}
+	}
+	for _, eps := range []float64{0.5, 1, 5, 20} {
+		rho, err := RhoFor(eps, 1e-6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ZCDPEpsilon(rho, 1e-6); math.Abs(got-eps) > 1e-6*eps {
+			t.Errorf("RhoFor(%g) = %g gives back ε %g", eps, rho, got)
+		}
+	}
+}

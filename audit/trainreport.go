@@ -84,8 +84,8 @@ func (r *TrainReport) WriteText(w io.Writer) error {
 			n += rel.Times
 		}
 		fmt.Fprintf(&b, "noise:        Gaussian, calibrated by userdp to the total (ε, δ) = (%g, %g); %d noisy releases per run (with this run's factor choice)\n", o.Epsilon, o.Delta, n)
-		fmt.Fprintf(&b, "accountant:   total (ε, δ) = (%.6g, %.3g) by μ-GDP, μ = %.4g (%s)\n", p.TotalEpsilon, p.TotalDelta, p.Mu, p.Accountant)
-		fmt.Fprintf(&b, "              (the accounting of an unseeded run with these options; the audited runs are seeded)\n")
+		fmt.Fprintf(&b, "accountant:   total (ε, δ) = (%.6g, %.3g) by μ-GDP, μ = %.4g\n", p.TotalEpsilon, p.TotalDelta, p.Mu)
+		fmt.Fprintf(&b, "              (%s; the accounting of an unseeded run with these options, the audited runs being seeded)\n", p.Accountant)
 	} else {
 		o, p := s.Paper, s.PaperReport
 		fmt.Fprintf(&b, "dpmc audit --train: paper mode, %s\n", o.Algorithm)

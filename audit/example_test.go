@@ -10,6 +10,7 @@ import (
 	"github.com/dpmc/dpmc/laplace"
 	"github.com/dpmc/dpmc/mechanism"
 	"github.com/dpmc/dpmc/rng"
+	"github.com/dpmc/dpmc/userdp"
 )
 
 // Audit one Laplace release (b = 1, Δ = 1, so ε = 1) against a claim of
@@ -106,4 +107,23 @@ func ExampleMechanismReport() {
 	// SAMPLER FINDING: whether y lies in the set the sampler emits on x reveals the input (the best event above); δ(ε) ≥ 0.997
 	// time:         0.0 s
 	// verdict:      VIOLATION (the claim is false unless a 5 % chance struck; only the sampler's releases, the real-valued mechanism passes)
+}
+
+// Audit the userdp pipeline (dpmc train --privacy user) at a total
+// ε = 1, δ = 10⁻⁶ on the built-in tiny data, against its accountant's
+// total, as dpmc audit --train does.
+func ExampleNewUserTrainSetup() {
+	o := userdp.Defaults(1, 1e-6, audit.TinyMin, audit.TinyMax)
+	setup, err := audit.NewUserTrainSetup(context.Background(), o, 1, true)
+	if err != nil {
+		panic(err)
+	}
+	res, err := audit.Train(context.Background(), setup.Options(1000, 0, 0.95))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("claim (ε, δ) = (%.4g, %.3g), %s: %s; 1000 runs could show at most ε ≥ %.1f\n",
+		setup.Claim.Epsilon, setup.Claim.Delta, setup.ClaimFrom, res.Verdict, res.Ceiling)
+	// Output:
+	// claim (ε, δ) = (1, 1e-06), the accountant's total: PASS; 1000 runs could show at most ε ≥ 4.6
 }

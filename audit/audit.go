@@ -22,6 +22,9 @@ const (
 	Histogram
 	// Bits is the low-order mantissa-bit patterns of the float64 values.
 	Bits
+	// Lattice is the fixed sets of a Statistic's Sets: in Mechanism, the
+	// sets of values the sampler can emit on each neighbour (see Support).
+	Lattice
 )
 
 // String names the families, joined by "+", such as "thresholds+histogram".
@@ -30,7 +33,7 @@ func (f Family) String() string {
 	for _, x := range []struct {
 		f    Family
 		name string
-	}{{Thresholds, "thresholds"}, {Histogram, "histogram"}, {Bits, "bits"}} {
+	}{{Thresholds, "thresholds"}, {Histogram, "histogram"}, {Bits, "bits"}, {Lattice, "lattice"}} {
 		if f&x.f != 0 {
 			names = append(names, x.name)
 		}
@@ -144,8 +147,22 @@ type Statistic struct {
 	// (the front of each chooses the events). NaN is rejected.
 	A, B []float64
 	// Families are the event families tried on this statistic; 0 means
-	// Thresholds|Histogram, plus Bits when Options.Bits is set.
+	// Thresholds|Histogram, plus Bits when Options.Bits is set, plus
+	// Lattice when Sets is not empty.
 	Families Family
+	// Sets are the events of the Lattice family. They must be fixed
+	// before the values are drawn (they may depend on the inputs, never
+	// on the values), so that no selection values are spent on them; they
+	// are counted on the estimation values like every other event.
+	Sets []Set
+}
+
+// Set is an event fixed before sampling: the values v with Contains(v).
+type Set struct {
+	// Description names the set in reports, such as "y₁ emitted on x".
+	Description string
+	// Contains reports whether v is in the set.
+	Contains func(v float64) bool
 }
 
 // Event is one event tried, in one ordering, with its confidence bounds.
@@ -382,6 +399,12 @@ func prepare(st Statistic, opts Options, inPlace bool) (prepared, error) {
 		if opts.Bits {
 			fam |= Bits
 		}
+		if len(st.Sets) > 0 {
+			fam |= Lattice
+		}
+	}
+	if fam&Lattice != 0 && len(st.Sets) == 0 {
+		return prepared{}, fmt.Errorf("%w: the lattice family needs Sets", check.ErrParam)
 	}
 	sym := st.Symbol
 	if sym == "" {
@@ -443,6 +466,22 @@ func prepare(st Statistic, opts Options, inPlace bool) (prepared, error) {
 		evs := bitEvents(pooled, sym)
 		countBits(evs, estA, estB)
 		p.events = append(p.events, evs...)
+	}
+	if fam&Lattice != 0 {
+		for _, set := range st.Sets {
+			ev := event{family: Lattice, desc: set.Description}
+			for _, v := range estA {
+				if set.Contains(v) {
+					ev.ka++
+				}
+			}
+			for _, v := range estB {
+				if set.Contains(v) {
+					ev.kb++
+				}
+			}
+			p.events = append(p.events, ev)
+		}
 	}
 	return p, nil
 }

@@ -30,6 +30,14 @@
 //     bit-pattern feature DP-Sniper uses. These expose outputs whose
 //     floating-point support depends on the input, the weakness Mironov
 //     (2012) found in textbook Laplace samplers.
+//   - Lattice: sets fixed before sampling, given by the Statistic's Sets.
+//     Mechanism uses them, with MechanismOptions.Support, for the events
+//     "y is a value the sampler can emit on x" and "… on x′": a
+//     floating-point sampler whose outputs lie on input-dependent lattices
+//     (FloatSupport: math/rand/v2's ziggurat draws are j·w[i] for one of a
+//     few hundred constants w[i]) is caught almost surely, while a sampler
+//     on the grid γℤ whose release is round_γ(x) + γ·J (Grid, GridNoise)
+//     gives the same answer on both neighbours.
 //
 // For every event E and both orderings, P₁ = P[one side ∈ E] and
 // P₂ = P[other side ∈ E] get exact Clopper–Pearson intervals, each at level
@@ -56,7 +64,20 @@
 // that they measure the real-valued mechanism. With Dims d > 1 there are two tests, Δ on one coordinate and Δ
 // spread over all d (Δ/d each under the ℓ1 norm, Δ/√d under ℓ2). With Bits,
 // the raw first coordinate of the first test is audited with the bit
-// family too, under the same union bound.
+// family too, under the same union bound; with Support, with the Lattice
+// family. A Noise that is a Releaser (such as GridNoise) releases
+// m.Release(x) instead of x + noise, and its loss is computed with
+// LogLikelihood.
+//
+// # Reports and policy
+//
+// MechanismReport and TrainReport render an audit as text (WriteText) or
+// JSON (WriteJSON), as dpmc audit prints it. The default claim of a
+// mechanism audit is the mechanism's own guarantee (GuaranteeClaim at
+// DefaultClaimDelta); NewUserTrainSetup and NewPaperTrainSetup configure
+// the training audits of dpmc audit --train on TinyTrainData: the userdp
+// pipeline against its accountant, and the paper's algorithms, which
+// guarantee nothing.
 //
 // # References
 //
@@ -71,4 +92,8 @@
 //   - Mironov: "On significance of the least significant bits for
 //     differential privacy", ACM CCS 2012 (floating-point Laplace samplers
 //     have input-dependent supports).
+//   - Marsaglia, Tsang: "The ziggurat method for generating random
+//     variables", Journal of Statistical Software 5(8), 2000 (the
+//     construction of math/rand/v2's ExpFloat64 and NormFloat64, whose
+//     lattices FloatSupport describes).
 package audit

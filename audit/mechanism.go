@@ -50,6 +50,11 @@ type MechanismOptions struct {
 	// Progress, if not nil, is called from the calling goroutine with the
 	// outputs drawn so far and the total.
 	Progress func(done, total int)
+	// Support, if not nil, adds the Lattice family on the first
+	// coordinate y₁ of the first test: the events {y₁ ∈ S(x)} and
+	// {y₁ ∈ S(x′)}, S(x) the values Support emits on input x. See
+	// FloatSupport and Grid.
+	Support Support
 }
 
 // DefaultMechanismSamples is the default MechanismOptions.Samples.
@@ -111,6 +116,9 @@ type mechTest struct {
 	shift []float64
 	l     [2][]float64 // privacy loss of each output, side A and B
 	raw   [2][]float64 // first coordinate of each output, if kept
+	// emit holds, for the first coordinate of each output, 1 if it is in
+	// the support of x plus 2 if it is in that of x′ (with a Support).
+	emit [2][]float64
 }
 
 // Mechanism audits one release of the noise mechanism m against
@@ -123,10 +131,13 @@ type mechTest struct {
 // and Histogram families (side A is x, side B is x + shift). The tests
 // are: Δ on the first coordinate; if Dims > 1, Δ spread over all
 // coordinates; if Bits, the raw first coordinate of the first test with the
-// bit-pattern family. One union bound covers all their events.
+// bit-pattern family; if Support is set, the same coordinate with the
+// Lattice family. One union bound covers all their events. If m is a
+// Releaser, its outputs are m.Release(xᵢ) and their privacy loss is
+// computed with m.LogLikelihood instead.
 //
-// It needs about 16 bytes per output per test, 32 for the first test with
-// Bits. It returns an error naming the option if one is out of range or m
+// It needs about 16 bytes per output per test, 8 more for the first test
+// with Bits and 8 more with Support. It returns an error naming the option if one is out of range or m
 // is nil, and one wrapping the context's error if ctx is cancelled while
 // sampling.
 func Mechanism(ctx context.Context, m Noise, opts MechanismOptions) (Result, error) {
@@ -159,6 +170,9 @@ func Mechanism(ctx context.Context, m Noise, opts MechanismOptions) (Result, err
 			if opts.Bits && j == 0 {
 				t.raw[s] = make([]float64, n)
 			}
+			if opts.Support != nil && j == 0 {
+				t.emit[s] = make([]float64, n)
+			}
 		}
 	}
 	if err := sampleTests(ctx, m, tests, opts); err != nil {
@@ -171,6 +185,17 @@ func Mechanism(ctx context.Context, m Noise, opts MechanismOptions) (Result, err
 	if opts.Bits {
 		stats = append(stats, Statistic{Name: "raw output y₁ (floating-point bits)", Symbol: "y₁",
 			A: tests[0].raw[0], B: tests[0].raw[1], Families: Bits})
+	}
+	if sup := opts.Support; sup != nil {
+		x1 := opts.At + tests[0].shift[0]
+		stats = append(stats, Statistic{
+			Name: "raw output y₁ (emitted set S(x) of " + sup.String() + ")", Symbol: "y₁",
+			A: tests[0].emit[0], B: tests[0].emit[1], Families: Lattice,
+			Sets: []Set{
+				{Description: "y₁ ∈ S(x), x = " + num(opts.At), Contains: func(c float64) bool { return int(c)&1 != 0 }},
+				{Description: "y₁ ∈ S(x′), x′ = " + num(x1), Contains: func(c float64) bool { return int(c)&2 != 0 }},
+			},
+		})
 	}
 	return audit(stats, opts.Options, true)
 }
@@ -215,7 +240,7 @@ func sampleTests(ctx context.Context, m Noise, tests []*mechTest, opts Mechanism
 				}
 				lo := c.index * chunkSize
 				hi := min(lo+chunkSize, n)
-				sampleChunk(m, tests[c.test], c.side, opts.At, lo, hi, r)
+				sampleChunk(m, tests[c.test], c.side, opts.At, lo, hi, r, opts.Support)
 				done <- hi - lo
 			}
 		}()
@@ -253,9 +278,12 @@ func sampleTests(ctx context.Context, m Noise, tests []*mechTest, opts Mechanism
 
 // sampleChunk draws outputs lo..hi−1 of one side of test t: y = μ + noise
 // with μ = x (side 0) or x + shift (side 1), computed in float64 as a
-// release would be, and their privacy loss against the two neighbours.
-func sampleChunk(m Noise, t *mechTest, side int, x float64, lo, hi int, r *rand.Rand) {
+// release would be (or m.Release(μ) for a Releaser), their privacy loss
+// against the two neighbours and, with a support, whether the first
+// coordinate is in the support of each neighbour.
+func sampleChunk(m Noise, t *mechTest, side int, x float64, lo, hi int, r *rand.Rand, sup Support) {
 	d := len(t.shift)
+	rel, _ := m.(Releaser)
 	mu1 := make([]float64, d)
 	for i, s := range t.shift {
 		mu1[i] = x + s
@@ -267,12 +295,31 @@ func sampleChunk(m Noise, t *mechTest, side int, x float64, lo, hi int, r *rand.
 			if side == 1 {
 				mu = mu1[i]
 			}
-			y := mu + m.Sample(r)
+			var y float64
+			if rel != nil {
+				y = rel.Release(mu, r)
+			} else {
+				y = mu + m.Sample(r)
+			}
 			if i == 0 && t.raw[side] != nil {
 				t.raw[side][k] = y
 			}
+			if i == 0 && t.emit[side] != nil {
+				var c float64
+				if sup.Emits(x, y) {
+					c++
+				}
+				if sup.Emits(mu1[0], y) {
+					c += 2
+				}
+				t.emit[side][k] = c
+			}
 			if t.shift[i] != 0 {
-				l += m.LogPDF(y-x) - m.LogPDF(y-mu1[i])
+				if rel != nil {
+					l += rel.LogLikelihood(x, y) - rel.LogLikelihood(mu1[i], y)
+				} else {
+					l += m.LogPDF(y-x) - m.LogPDF(y-mu1[i])
+				}
 			}
 		}
 		t.l[side][k] = math.Round(l*lossGrid) / lossGrid

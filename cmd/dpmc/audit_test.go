@@ -115,6 +115,53 @@ func TestAuditBitsFinding(t *testing.T) {
 	}
 }
 
+// TestAuditSamplerFloat: the lattice family flags math/rand/v2's ziggurat
+// samplers at the issue's three configurations (the issue measured
+// P[y ∈ S(x) | x] ≈ 0.99 against P[y ∈ S(x) | x′] ≤ 0.05), on the lattice
+// events alone: the real-valued mechanism passes its own claim. Seeded, so
+// deterministic.
+func TestAuditSamplerFloat(t *testing.T) {
+	for _, args := range [][]string{
+		{"--mechanism", "gaussian", "--sigma", "49", "--at", "1000"},
+		{"--mechanism", "laplace", "--scale", "3.7", "--at", "0.1", "--sensitivity", "0.25"},
+		{"--mechanism", "huber", "--alpha", "1", "--scale", "25.3", "--at", "1000"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			base := append([]string{"audit", "--sampler", "float", "--samples", "20000", "--seed", "5"}, args...)
+			out, stderr, code := dpmc(t, base...)
+			if code != 1 || !strings.Contains(out, "SAMPLER FINDING") || !strings.Contains(out, "sampler:      float; emitted set S(x): the ziggurat lattice") ||
+				!strings.Contains(out, "only the sampler's releases, the real-valued mechanism passes") || !strings.HasPrefix(stderr, "dpmc: audit: VIOLATION") {
+				t.Errorf("exit %d:\n%s%s", code, out, stderr)
+			}
+			out, _, _ = dpmc(t, append(base, "--json")...)
+			var got struct {
+				Sampler string  `json:"sampler"`
+				Ideal   float64 `json:"ideal_epsilon_lower_bound"`
+				Lattice *struct {
+					Finding bool    `json:"finding"`
+					Delta   float64 `json:"delta_lower_bound"`
+					Best    *struct {
+						Count1, N1, Count2, N2 int
+					} `json:"best_event"`
+				} `json:"lattice_finding"`
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil || got.Sampler != "float" || got.Lattice == nil || !got.Lattice.Finding ||
+				got.Lattice.Delta < 0.9 || got.Lattice.Best == nil {
+				t.Fatalf("lattice_finding = %+v (%v):\n%s", got.Lattice, err, out)
+			}
+			b := got.Lattice.Best
+			if p1, p2 := float64(b.Count1)/float64(b.N1), float64(b.Count2)/float64(b.N2); p1 < 0.99 || p2 > 0.01 {
+				t.Errorf("best lattice event: %d/%d against %d/%d", b.Count1, b.N1, b.Count2, b.N2)
+			}
+		})
+	}
+	// Without --sampler the report is as before: no lattice family.
+	out, _, code := dpmc(t, "audit", "--mechanism", "gaussian", "--sigma", "49", "--at", "1000", "--samples", "20000", "--seed", "5")
+	if code != 0 || strings.Contains(out, "sampler") || strings.Contains(out, "lattice") {
+		t.Errorf("without --sampler: exit %d\n%s", code, out)
+	}
+}
+
 func TestAuditUnseeded(t *testing.T) {
 	out, stderr, code := dpmc(t, "audit", "--mechanism", "huber", "--samples", "5000")
 	if code != 0 || !strings.Contains(out, "crypto/rand") || strings.Contains(out, "seed ") {
@@ -142,6 +189,7 @@ func TestAuditBadFlags(t *testing.T) {
 		{[]string{"--mechanism", "laplace", "--at", "NaN"}, "--at"},
 		{[]string{"--mechanism", "laplace", "--samples", "x"}, "--samples"},
 		{[]string{"--mechanism", "laplace", "extra"}, "unknown command"},
+		{[]string{"--mechanism", "laplace", "--sampler", "exact"}, "--sampler"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -162,7 +210,8 @@ func TestAuditHelp(t *testing.T) {
 		"--claim-epsilon", "--claim-delta", "--samples", "(default 1000000)", "--seed", "crypto/rand", "--dims",
 		"--bits", "--at", "--confidence", "(default 0.95)", "--json", "PASS", "VIOLATION", "Mironov",
 		"--train", "--privacy", "--runs", "(default 1000)", "--epsilon", "--delta", "--max-user-ratings", "--clip-norm",
-		"--variance", "--algo", "--rank", "--iters", "--irls-iters", "--lambda", "--workers", "V Vᵀ", "20 %", "--start", "public"} {
+		"--variance", "--algo", "--rank", "--iters", "--irls-iters", "--lambda", "--workers", "V Vᵀ", "20 %", "--start", "public",
+		"--sampler", "lattice", "userdp"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help audit lacks %q", want)
 		}
@@ -200,13 +249,22 @@ func TestAuditTrainJSON(t *testing.T) {
 		check func(t *testing.T, got map[string]any)
 	}{
 		{"user", []string{"--runs", "200", "--seed", "1"}, func(t *testing.T, got map[string]any) {
-			if got["mode"] != "user" || got["verdict"] != "PASS" || got["accountant"] != "pld" || got["accountant_delta"] != 1e-6 ||
-				got["claimed_epsilon"] != got["accountant_epsilon"] || got["calibrated"] != true || got["iters"] != 3.0 || got["start"] != "public" ||
-				!strings.HasPrefix(got["guarantee"].(string), "user-level") || got["user_level"] == nil {
+			if got["mode"] != "user" || got["pipeline"] != "userdp" || got["verdict"] != "PASS" || got["claimed_epsilon"] != got["accountant_epsilon"] ||
+				got["claimed_delta"] != got["accountant_delta"] || !strings.Contains(got["accountant"].(string), "μ-GDP") ||
+				got["options"] == nil || got["privacy"] == nil {
 				t.Errorf("JSON = %v", got)
 			}
 			if eps, _ := got["accountant_epsilon"].(float64); math.Abs(eps-1) > 1e-3 {
 				t.Errorf("accountant_epsilon = %v, want 1 (calibrated)", eps)
+			}
+			if d, _ := got["accountant_delta"].(float64); math.Abs(d-1e-6) > 1e-9 {
+				t.Errorf("accountant_delta = %v, want 1e-6", d)
+			}
+		}},
+		{"user with factors", []string{"--rank", "2", "--epsilon", "2", "--runs", "200", "--seed", "1"}, func(t *testing.T, got map[string]any) {
+			o, _ := got["options"].(map[string]any)
+			if got["verdict"] != "PASS" || o == nil || o["rank"] != 2.0 || o["auto_factors"] != false {
+				t.Errorf("JSON = %v", got)
 			}
 		}},
 		{"paper", []string{"--privacy", "paper", "--runs", "200", "--seed", "1", "--iters", "3"}, func(t *testing.T, got map[string]any) {
@@ -215,8 +273,8 @@ func TestAuditTrainJSON(t *testing.T) {
 				t.Errorf("JSON = %v", got)
 			}
 		}},
-		{"irls laplace", []string{"--algo", "irls", "--mechanism", "laplace", "--runs", "200", "--seed", "2"}, func(t *testing.T, got map[string]any) {
-			if got["algo"] != "irls" || got["mechanism"] != "laplace" || got["releases"] != 6.0 || got["irls_iters"] != 2.0 || got["verdict"] != "PASS" {
+		{"paper irls laplace", []string{"--privacy", "paper", "--algo", "irls", "--mechanism", "laplace", "--scale", "1", "--iters", "3", "--runs", "200", "--seed", "2"}, func(t *testing.T, got map[string]any) {
+			if got["algo"] != "irls" || got["mechanism"] != "laplace" || got["releases"] != 6.0 || got["irls_iters"] != 2.0 || got["verdict"] != "NO GUARANTEE" {
 				t.Errorf("JSON = %v", got)
 			}
 		}},
@@ -268,9 +326,13 @@ func TestAuditTrainVerdicts(t *testing.T) {
 		want []string
 	}{
 		{"user, accountant's claim", []string{"--epsilon", "100"}, 0,
-			[]string{"accountant:   total (ε, δ) = (99.9999, 1e-06) by pld", "verdict:      PASS"}},
-		{"user at ε = 100, claim 0.5", []string{"--epsilon", "100", "--claim-epsilon", "0.5"}, 1,
-			[]string{"(the claim given by --claim-epsilon: ε = 0.5)", "verdict:      VIOLATION"}},
+			[]string{"user mode, the userdp pipeline", "accountant:   total (ε, δ) = (100, 1e-06) by μ-GDP", "verdict:      PASS"}},
+		{"user with factors, accountant's claim", []string{"--epsilon", "2", "--rank", "2"}, 0,
+			[]string{"rank 2, a PCA start share 0.5 and 1 ALS step(s)", "accountant:   total (ε, δ) = (2, 1e-06)", "verdict:      PASS"}},
+		// A deliberately under-stated ε: the pipeline calibrated to ε = 200
+		// claimed as ε = 0.25.
+		{"user at ε = 200, claim 0.25", []string{"--epsilon", "200", "--claim-epsilon", "0.25"}, 1,
+			[]string{"(the claim given by --claim-epsilon: ε = 0.25)", "verdict:      VIOLATION"}},
 		{"paper, tiny noise, claim 1", []string{"--privacy", "paper", "--variance", "1e-4", "--claim-epsilon", "1"}, 1,
 			[]string{"privacy:      NONE", "T = 30 sweeps", "verdict:      VIOLATION"}},
 	}
@@ -343,8 +405,11 @@ func TestAuditTrainBadFlags(t *testing.T) {
 		{[]string{"--privacy", "rating"}, "--privacy"},
 		{[]string{"--algo", "sgd"}, "--algo"},
 		{[]string{"--mechanism", "cauchy"}, "--mechanism"},
-		{[]string{"--rank", "0"}, "--rank"},
-		{[]string{"--iters", "0"}, "--iters"},
+		{[]string{"--rank", "13"}, "--rank"},
+		{[]string{"--rank", "-1"}, "--rank"},
+		{[]string{"--iters", "-1"}, "--iters"},
+		{[]string{"--privacy", "paper", "--rank", "0"}, "--rank"},
+		{[]string{"--privacy", "paper", "--iters", "0"}, "--iters"},
 		{[]string{"--runs", "50"}, "--runs"},
 		{[]string{"--runs", "many"}, "--runs"},
 		{[]string{"--workers", "-1"}, "--workers"},
@@ -358,9 +423,12 @@ func TestAuditTrainBadFlags(t *testing.T) {
 		{[]string{"--claim-epsilon", "-1"}, "--claim-epsilon"},
 		{[]string{"--claim-delta", "0.1"}, "--claim-delta"},
 		{[]string{"--irls-iters", "3"}, "--irls-iters"},
-		{[]string{"--algo", "irls", "--irls-threshold", "-1"}, "--irls-threshold"},
+		{[]string{"--privacy", "paper", "--algo", "irls", "--irls-threshold", "-1"}, "--irls-threshold"},
+		{[]string{"--privacy", "paper", "--irls-iters", "3"}, "--irls-iters"},
 		{[]string{"--variance", "2"}, "--variance"},
-		{[]string{"--sigma", "2", "--epsilon", "1"}, "--epsilon"},
+		{[]string{"--sigma", "2"}, "--sigma"},
+		{[]string{"--mechanism", "laplace"}, "--mechanism laplace"},
+		{[]string{"--start", "random"}, "--start"},
 		{[]string{"--alpha", "2"}, "--alpha"},
 		{[]string{"--mechanism", "laplace", "--sigma", "2"}, "--sigma"},
 		{[]string{"--privacy", "paper", "--epsilon", "1"}, "--epsilon"},
@@ -370,6 +438,7 @@ func TestAuditTrainBadFlags(t *testing.T) {
 		{[]string{"--samples", "1000"}, "--samples"},
 		{[]string{"--sensitivity", "2"}, "--sensitivity"},
 		{[]string{"--bits"}, "--bits"},
+		{[]string{"--sampler", "float"}, "--sampler"},
 		{[]string{"--start", "fixed"}, "--start"},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,195 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/internal/check"
+	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/privacy"
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/rng"
+	"github.com/dpmc/dpmc/solver"
+	"github.com/dpmc/dpmc/userdp"
+)
+
+// The modes of a TrainSetup.
+const (
+	// UserMode audits the userdp pipeline (dpmc train --privacy user):
+	// user-level DP of everything it releases, against its accountant.
+	UserMode = "user"
+	// PaperMode audits the paper's algorithms (package solver without
+	// UserLevel): no guarantee to test, only the paper's figures.
+	PaperMode = "paper"
+)
+
+// Default sweeps of a paper-mode training audit. The noise per release is
+// fixed and the bound found at 1000 runs, seeds 1–4, is 2.7–3.2 at T = 30
+// from either start; at T = 3 it is 0.9–4.6 from a public start (it
+// depends on V₀) and about 0 from random starts.
+const DefaultPaperIters = 30
+
+// startStream is the rng stream, under the root seed, of the public start
+// V₀ of a paper-mode audit. Train derives the runs' seeds from streams
+// phase<<62 | side<<61 | run with phase 0 or 1, so phase 3 is free.
+const startStream = 3 << 62
+
+// TrainSetup is one configured training audit on TinyTrainData: what each
+// run trains, and the claim the verdict is against. Build it with
+// NewUserTrainSetup or NewPaperTrainSetup, optionally replace the claim
+// with SetClaim, and pass Options to Train.
+type TrainSetup struct {
+	// Mode is UserMode or PaperMode.
+	Mode string
+	// Data is the pair of neighbouring data sets (TinyTrainData).
+	Data *TrainData
+	// User (user mode) is the userdp options of every run; each run is
+	// userdp.AuditFit(*User) with its own seed, on one thread.
+	User *userdp.Options
+	// UserReport (user mode) is the privacy report of one run with User
+	// on Data: its accountant's total is the default claim.
+	UserReport *userdp.Report
+	// Paper (paper mode) is the solver options of every run, less the
+	// seed; Noise is set.
+	Paper *solver.Options
+	// PaperReport (paper mode) has the paper's figures (no guarantee).
+	PaperReport *privacy.Report
+	// Claim is the claim under test; HasClaim is false in paper mode
+	// unless SetClaim was called (there is then no guarantee to test).
+	// ClaimFrom says where the claim comes from, for reports.
+	Claim     mechanism.Guarantee
+	HasClaim  bool
+	ClaimFrom string
+	// Root is the root seed of the runs (and of the public start); Seeded
+	// says it was given rather than drawn from crypto/rand.
+	Root   uint64
+	Seeded bool
+	// Fit trains one run.
+	Fit TrainFunc
+}
+
+// NewUserTrainSetup configures an audit of the userdp pipeline with
+// options o, which must be on the built-in data's public scale [TinyMin,
+// TinyMax] (userdp.Defaults(ε, δ, TinyMin, TinyMax) and its With
+// methods). Every run releases every item of the data (a public
+// catalogue: both neighbours release the same item list, as
+// userdp.AuditFit does), and the statistic is chosen among those of the
+// released item factors, biases and counts. The claim is the total
+// (ε, δ) of userdp's accountant for o, taken from one run on D (seeded
+// with root: the accounting of an unseeded run is the same). It returns
+// an error if o is invalid or not private (NoNoise).
+func NewUserTrainSetup(ctx context.Context, o userdp.Options, root uint64, seeded bool) (*TrainSetup, error) {
+	data, err := TinyTrainData()
+	if err != nil {
+		return nil, err
+	}
+	if o.NoNoise {
+		return nil, fmt.Errorf("audit: %w: the non-private pipeline has no guarantee to audit", check.ErrParam)
+	}
+	if o.Min != data.Min || o.Max != data.Max {
+		return nil, fmt.Errorf("audit: %w: userdp options on the scale [%g, %g], want the built-in data's [%g, %g]", check.ErrParam, o.Min, o.Max, data.Min, data.Max)
+	}
+	// The accounting run: as userdp.AuditFit trains, on D.
+	x := data.Data
+	d := &ratings.Dataset{Ratings: x, Users: ratings.NumberedIDs(x.Rows(), 0), Items: ratings.NumberedIDs(x.Cols(), 0), Min: o.Min, Max: o.Max}
+	acc := o
+	if acc.Items == nil {
+		acc.Items = make([]string, x.Cols())
+		for k := range acc.Items {
+			acc.Items[k] = strconv.Itoa(k)
+		}
+	}
+	acc.Seeded, acc.Seed, acc.Workers, acc.Progress = true, root, 1, nil
+	res, err := userdp.Train(ctx, d, acc)
+	if err != nil {
+		return nil, fmt.Errorf("audit: the userdp options: %w", err)
+	}
+	rep := res.Report
+	return &TrainSetup{
+		Mode: UserMode, Data: data, User: &o, UserReport: rep,
+		Claim: mechanism.Guarantee{Epsilon: rep.TotalEpsilon, Delta: rep.TotalDelta}, HasClaim: true, ClaimFrom: "the accountant's total",
+		Root: root, Seeded: seeded, Fit: userdp.AuditFit(o),
+	}, nil
+}
+
+// NewPaperTrainSetup configures an audit of the paper's algorithms with
+// solver options o (Noise required, UserLevel nil; Seed, Seeded and
+// Workers are set per run). With publicStart every run starts from one
+// V₀ drawn from root (it does not depend on the data, so the runs differ
+// only by the noise); otherwise each run draws its own. Threshold 0 means
+// the Huber noise's α, or huber.PaperAlpha for other noise. The paper's
+// figures at delta are reported, and there is no claim (see SetClaim).
+func NewPaperTrainSetup(o solver.Options, publicStart bool, delta float64, root uint64, seeded bool) (*TrainSetup, error) {
+	if o.Noise == nil || o.UserLevel != nil {
+		return nil, fmt.Errorf("audit: %w: a paper-mode audit needs noise and no user level", check.ErrParam)
+	}
+	data, err := TinyTrainData()
+	if err != nil {
+		return nil, err
+	}
+	o.Init = solver.InitWarm
+	if publicStart {
+		// One start for every run, selection and audited alike, drawn
+		// before any run and independently of the data.
+		src := rng.Stream(root, startStream)
+		o.StartV = make([]float64, data.Data.Cols()*o.Rank)
+		for k := range o.StartV {
+			o.StartV[k] = src.NormFloat64()
+		}
+	}
+	if o.Threshold == 0 {
+		o.Threshold = huber.PaperAlpha
+		if h, ok := o.Noise.(*huber.Mechanism); ok {
+			o.Threshold = h.Alpha()
+		}
+	}
+	rep, err := privacy.Paper(o, math.Max(math.Abs(data.Min), math.Abs(data.Max)), maxRowLen(data.Data), delta)
+	if err != nil {
+		return nil, fmt.Errorf("the paper's figures at δ = %g: %w", delta, err)
+	}
+	s := &TrainSetup{
+		Mode: PaperMode, Data: data, Paper: &o, PaperReport: rep,
+		Claim: mechanism.Guarantee{Delta: delta}, // only its δ is used: the bound on ε at δ
+		Root:  root, Seeded: seeded,
+	}
+	s.Fit = func(ctx context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {
+		o := *s.Paper
+		o.Seed, o.Seeded, o.Workers = seed, true, 1
+		m, err := solver.Train(ctx, x, o)
+		if err != nil {
+			return nil, err
+		}
+		return m.V, nil
+	}
+	return s, nil
+}
+
+// maxRowLen is the most ratings of one user in m.
+func maxRowLen(m *ratings.Matrix) int {
+	n := 0
+	for i := range m.Rows() {
+		items, _ := m.Row(i)
+		n = max(n, len(items))
+	}
+	return n
+}
+
+// SetClaim replaces the claim under test by g; from says where it comes
+// from, for reports (such as "the claim given by --claim-epsilon").
+func (s *TrainSetup) SetClaim(g mechanism.Guarantee, from string) {
+	s.Claim, s.HasClaim, s.ClaimFrom = g, true, from
+}
+
+// Options returns the options of Train for this setup: runs audited runs
+// per side, workers at once (0: GOMAXPROCS), joint confidence, seeded
+// from Root.
+func (s *TrainSetup) Options(runs, workers int, confidence float64) TrainOptions {
+	return TrainOptions{
+		Options: Options{Claim: s.Claim, Confidence: confidence},
+		Data:    s.Data.Data, Neighbour: s.Data.Neighbour, Fit: s.Fit,
+		Runs: runs, Seeded: true, Seed: s.Root, Workers: workers,
+	}
+}

@@ -449,10 +449,12 @@ func TestBadArguments(t *testing.T) {
 		name string
 		err  error
 	}{}
-	add := func(name string, err error) { bad = append(bad, struct {
-		name string
-		err  error
-	}{name, err}) }
+	add := func(name string, err error) {
+		bad = append(bad, struct {
+			name string
+			err  error
+		}{name, err})
+	}
 	for _, v := range []float64{0, -1, math.NaN(), math.Inf(1), 1e-200, 1e200} {
 		_, err := NewLaplace(v)
 		add("NewLaplace", err)

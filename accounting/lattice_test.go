@@ -9,6 +9,7 @@ import (
 	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
+	"github.com/dpmc/dpmc/mechanism"
 )
 
 // bruteDelta returns δ(ε) of two releases by summing (P − e^ε Q)₊ over
@@ -143,4 +144,34 @@ func must(l *LatticePLD, err error) *LatticePLD {
 		panic(err)
 	}
 	return l
+}
+
+// TestComposeDiscreteMechanisms: the generic accountants take the discrete
+// mechanisms through their per-release Guarantee (with the rounded
+// sensitivity); basic composition is then exactly k times it.
+func TestComposeDiscreteMechanisms(t *testing.T) {
+	lap, _ := discrete.NewLaplace(2)
+	hub, _ := discrete.NewHuber(1, 2)
+	gau, _ := discrete.NewGaussian(5)
+	for _, m := range []discrete.Mechanism{lap, hub, gau} {
+		s, err := discrete.RoundedSensitivity(mechanism.Sensitivity{L1: 1, L2: 1}, 1, m.Granularity())
+		if err != nil {
+			t.Fatal(err)
+		}
+		tot, err := Compose(m, s, 10, 1e-6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := tot.ByName(NameBasic)
+		if b == nil {
+			t.Fatalf("%s: no basic composition: %v", m, tot.NotApplicable)
+		}
+		if m == discrete.Mechanism(gau) {
+			continue
+		}
+		g, _ := m.Guarantee(s, 0)
+		if math.Abs(b.Epsilon-10*g.Epsilon) > 1e-12*b.Epsilon || b.Delta != 0 {
+			t.Errorf("%s: basic %v, want 10 × %v", m, b, g)
+		}
+	}
 }

@@ -212,7 +212,7 @@ func TestProductionScales(t *testing.T) {
 		sg := m.Sigma()
 		cases = append(cases, cdfMech{m, func(x float64) float64 { return 0.5 * math.Erfc(-x/(sg*math.Sqrt2)) }, sg})
 	}
-	for _, p := range [][2]float64{{0.05, 1}, {1, 25.3}, {3, 1e-90}, {40, 1e90}, {40, 2}} {
+	for _, p := range [][2]float64{{MinHuberAlpha, 1}, {0.05, 1}, {1, 25.3}, {3, 1e-90}, {40, 1e90}, {40, 2}, {MaxHuberAlpha, 3}} {
 		m, err := NewHuber(p[0], p[1])
 		if err != nil {
 			t.Fatal(err)

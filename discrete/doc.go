@@ -64,11 +64,12 @@
 // from 0.887 to √(2π)/(2√e) = √(π/(2e)) ≈ 0.760 as α → ∞. So at least 76 %
 // of proposals are accepted at every α (TestHuberAcceptance measures it).
 //
-// Draws with |K| ≥ 2⁶² are redrawn (int64 holds the result). The scales in
-// grid units are at most 2⁴¹ (Laplace, Huber at α ≥ 1; 2⁴¹/α below) and
-// 2²⁹ (Gaussian), so this truncation has probability below exp(−2²⁰); it
-// is the only departure from the exact distribution and, as a δ, it is
-// below the smallest positive float64 (δ reported as 0).
+// Draws with |K| ≥ 2⁶² are redrawn (int64 holds the result). The noise
+// scales in grid units are at most 2⁴¹ (Laplace; Huber at α ≥ 1), 2²⁹
+// (Gaussian) and τ/α ≤ 2⁴⁹ (Huber at α < 1, α ≥ MinHuberAlpha = 2⁻⁸), so
+// this truncation has probability below 2·exp(−2¹³) ≈ 10⁻³⁵⁵⁷; it is the
+// only departure from the exact distribution and, as a δ, it is below the
+// smallest positive float64 (δ reported as 0).
 //
 // # The grid
 //
@@ -96,8 +97,9 @@
 //     α-Lipschitz).
 //   - Gaussian: ρ-zCDP with ρ = (Δ₂′/γ)²/(2S) = Δ₂′²/(2σ²) for a release
 //     of any dimension (CKS Theorem 14), converted to (ε, δ) by
-//     ZCDPEpsilon; for one coordinate the exact (ε, δ) curve of CKS
-//     Theorem 7 is accounting.DiscreteGaussianDelta.
+//     ZCDPEpsilon; the exact (ε, δ) curve of one coordinate (CKS
+//     Theorem 7) is accounting.DiscreteGaussianPLD(S, d).Delta(ε) for
+//     small S, where it can be enumerated.
 //
 // With γ ≈ 2⁻⁴⁰·b the rounding costs a factor (1 + nγ/Δ₁) in ε, below
 // 1 + 10⁻¹² per changed coordinate at b/Δ₁ ≤ 1; for the Gaussian

@@ -150,7 +150,8 @@ func (m *Gaussian) ZCDP(l2 float64) (float64, error) {
 // grid-rounded statistic of any dimension whose ℓ2 sensitivity (after
 // rounding; see RoundedSensitivity) is sens.L2, for delta in (0, 1): the
 // ρ-zCDP of ZCDP converted by ZCDPEpsilon. For a single coordinate the
-// exact curve of accounting.DiscreteGaussianDelta is tighter.
+// exact curve (CKS Theorem 7) is tighter; accounting.DiscreteGaussianPLD
+// computes it where S is small enough to enumerate.
 func (m *Gaussian) Guarantee(sens mechanism.Sensitivity, delta float64) (mechanism.Guarantee, error) {
 	if err := check.Probability("delta", delta); err != nil {
 		return mechanism.Guarantee{}, fmt.Errorf("discrete: %w", err)

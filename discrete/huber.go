@@ -25,10 +25,11 @@ type Huber struct {
 
 var _ Mechanism = (*Huber)(nil)
 
-// Range of α accepted by NewHuber: it keeps a = α·τ in [2²⁴, 2⁵⁷], which
-// keeps every acceptance test in 128-bit integers.
+// Range of α accepted by NewHuber: it keeps a = α·τ in [2³², 2⁵⁷], which
+// keeps every acceptance test in 128-bit integers, and the tail scale τ/α
+// at most 2⁴⁹ grid units (see the package comment on truncation).
 const (
-	MinHuberAlpha = 1.0 / (1 << 16)
+	MinHuberAlpha = 1.0 / (1 << 8)
 	MaxHuberAlpha = 1 << 16
 )
 
@@ -36,8 +37,9 @@ const (
 // mechanism with shape α and scale s (s in units of the statistic): γ is
 // the largest power of two ≤ s·2⁻⁴⁰, the scale is rounded up to the grid,
 // τ = ⌈s/γ⌉, and α down to a multiple of 1/τ, a = ⌊α·τ⌋; so Scale() = τ·γ
-// exceeds s and Alpha() = a/τ falls below α by less than 2⁻⁴⁰ relative
-// (2⁻²⁴ at the smallest α), both towards more privacy. It returns an error
+// exceeds s by less than 2⁻⁴⁰ relative and Alpha() = a/τ falls below α
+// by less than 2⁻⁴⁰/α relative (2⁻³² at the smallest α), both towards more
+// privacy. It returns an error
 // wrapping ErrParam unless α is in [MinHuberAlpha, MaxHuberAlpha] and s in
 // [1e-100, 1e100].
 func NewHuber(alpha, s float64) (*Huber, error) {

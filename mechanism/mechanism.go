@@ -16,6 +16,12 @@
 // many releases (iterations of a solver) is the job of an accountant, not of
 // this package.
 //
+// The noise of laplace, gaussian and huber is drawn with floating-point
+// samplers, which are not hardened against lattice attacks. Package
+// discrete has exact discrete versions on a grid γℤ; they implement
+// Granular, and AddNoise rounds each value to their grid before adding
+// their noise.
+//
 // Randomness is always injected: every sampler takes a *rand.Rand from
 // math/rand/v2. Package rng builds the seeded (reproducible, for
 // experiments only) and the crypto/rand-backed (for private releases) ones.

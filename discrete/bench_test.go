@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/mechanism"
 	"github.com/dpmc/dpmc/rng"
 )
 
@@ -45,3 +47,21 @@ func BenchmarkSample(b *testing.B) {
 }
 
 var sink int64
+
+// BenchmarkAddNoise32 adds noise to a rank-32 vector (one item update of
+// the paper's experiments) through mechanism.AddNoise: the float Huber
+// sampler against the discrete one (rounding included), seeded.
+func BenchmarkAddNoise32(b *testing.B) {
+	fl, _ := huber.New(3, 1)
+	di, _ := NewHuber(3, 1)
+	for _, m := range []mechanism.Mechanism{fl, di} {
+		b.Run(m.Name(), func(b *testing.B) {
+			r := rng.Seeded(1)
+			x := make([]float64, 32)
+			b.ReportAllocs()
+			for b.Loop() {
+				mechanism.AddNoise(m, x, r)
+			}
+		})
+	}
+}

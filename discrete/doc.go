@@ -105,6 +105,16 @@
 // 1 + 10⁻¹² per changed coordinate at b/Δ₁ ≤ 1; for the Gaussian
 // (1 + γ√n/Δ₂) with γ ≈ 2⁻²⁸σ, about 1 + 4·10⁻⁹·√n·σ/Δ₂.
 //
+// # Speed
+//
+// Median ns per sample (BenchmarkSample, 6 runs of 10⁵ draws on a shared
+// 2.8 GHz Xeon, so ±10–20 %), with a seeded ChaCha8 source / rng.Crypto():
+// discrete Laplace 140–155 / 270 at b = 1, 3.7, 100; discrete Gaussian
+// 240–330 / 500–525 at σ = 1, 49, 1000; discrete Huber 220–315 / 355–570
+// at s = 25.3 and α = 0.05, 1, 3, 40. The floating-point samplers are about
+// ten times faster (BenchmarkAddNoise32: 32 Huber draws in 1.0 µs float,
+// 10.5 µs discrete with rounding).
+//
 // # What remains
 //
 // Rejection sampling takes a random, data-independent number of steps:

@@ -16,6 +16,12 @@
 // many releases (iterations of a solver) is the job of an accountant, not of
 // this package.
 //
+// The noise of laplace, gaussian and huber is drawn with floating-point
+// samplers, which are not hardened against lattice attacks. Package
+// discrete has exact discrete versions on a grid γℤ; they implement
+// Granular, and AddNoise rounds each value to their grid before adding
+// their noise.
+//
 // Randomness is always injected: every sampler takes a *rand.Rand from
 // math/rand/v2. Package rng builds the seeded (reproducible, for
 // experiments only) and the crypto/rand-backed (for private releases) ones.
@@ -78,9 +84,32 @@ func (g Guarantee) String() string {
 	return fmt.Sprintf("(ε, δ) = (%.6g, %.3g)", g.Epsilon, g.Delta)
 }
 
+// Granular is implemented by mechanisms whose noise lives on a grid γℤ
+// (package discrete). Adding such noise to an arbitrary value would reveal
+// the value modulo γ, so the value must first be rounded to the grid:
+// AddTo(v, r) returns round(v/γ)·γ + γ·K for one noise draw K, computed so
+// that the result is a function of round(v/γ) + K alone. Guarantees of a
+// Granular mechanism refer to the rounded statistic; see
+// discrete.RoundedSensitivity.
+type Granular interface {
+	Mechanism
+	// Granularity is γ, a power of two, in the units of the statistic.
+	Granularity() float64
+	// AddTo returns v rounded to the grid plus one noise draw.
+	AddTo(v float64, r *rand.Rand) float64
+}
+
 // AddNoise adds one independent draw of m's noise to every element of x, in
-// place. It never allocates.
+// place. If m is Granular, each element is first rounded to m's grid (see
+// Granular), so every output is a multiple of the grid step. It never
+// allocates.
 func AddNoise(m Mechanism, x []float64, r *rand.Rand) {
+	if g, ok := m.(Granular); ok {
+		for i := range x {
+			x[i] = g.AddTo(x[i], r)
+		}
+		return
+	}
 	for i := range x {
 		x[i] += m.Sample(r)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -114,6 +115,9 @@ func TestBadInputIsAnError(t *testing.T) {
 		{[]string{"sample", "--mechanism", "laplace", "--alpha", "2"}, "--alpha does not apply"},
 		{[]string{"sample", "--mechanism", "laplace", "-n", "-5"}, "-n"},
 		{[]string{"sample", "--mechanism", "laplace", "--force"}, "--force needs --output"},
+		{[]string{"sample", "--mechanism", "laplace", "--sampler", "exact"}, "--sampler"},
+		{[]string{"sample", "--mechanism", "laplace", "--value", "NaN"}, "--value"},
+		{[]string{"sample", "--mechanism", "laplace", "--scale", "1e-90", "--value", "1e300"}, "too large for the grid"},
 		{[]string{"nosuch"}, "unknown command"},
 	}
 	for _, tt := range tests {
@@ -168,12 +172,66 @@ func TestSampleUnseeded(t *testing.T) {
 	if strings.Contains(stderr, "NOT private") {
 		t.Errorf("unseeded run warned about seeding: %q", stderr)
 	}
-	if !strings.Contains(stderr, "ε = α·Δ₁/s = 0.5·Δ₁") {
+	if !strings.Contains(stderr, "discrete-huber(α=1, s=2,") || !strings.Contains(stderr, "pure ε-DP with ε = α·⌈(Δ₁+γ)/γ⌉·γ/s; at Δ₁ = 1: ε = 0.5") {
 		t.Errorf("stderr does not state the guarantee: %q", stderr)
 	}
 	b, _, _ := dpmc(t, "sample", "--mechanism", "huber", "--alpha", "1", "--scale", "2", "-n", "50")
 	if a == b {
 		t.Error("two crypto/rand runs gave identical output")
+	}
+}
+
+func TestSampleFloatWarns(t *testing.T) {
+	_, stderr, code := dpmc(t, "sample", "--mechanism", "gaussian", "--sigma", "49", "-n", "5", "--sampler", "float", "--seed", "1")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stderr, "--sampler float") || !strings.Contains(stderr, "it is NOT private") {
+		t.Errorf("--sampler float printed no warning: %q", stderr)
+	}
+	if !strings.Contains(stderr, "samples of gaussian(") {
+		t.Errorf("--sampler float did not use the float sampler: %q", stderr)
+	}
+	_, stderr, _ = dpmc(t, "sample", "--mechanism", "gaussian", "-n", "5")
+	if strings.Contains(stderr, "--sampler float") || !strings.Contains(stderr, "discrete-gaussian") {
+		t.Errorf("default sampler is not the discrete one, or it warned: %q", stderr)
+	}
+}
+
+// TestSampleValueOnGrid checks that --value releases are the value rounded
+// to the grid plus integer noise: every output is a multiple of γ.
+func TestSampleValueOnGrid(t *testing.T) {
+	for _, args := range [][]string{
+		{"--mechanism", "gaussian", "--sigma", "49"},
+		{"--mechanism", "laplace", "--scale", "3.7"},
+		{"--mechanism", "huber", "--alpha", "1", "--scale", "25.3"},
+	} {
+		out, stderr, code := dpmc(t, append([]string{"sample", "--value", "1000.1", "-n", "200"}, args...)...)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		i := strings.Index(stderr, "grid γ = ")
+		if i < 0 {
+			t.Fatalf("stderr does not state the grid: %q", stderr)
+		}
+		g, err := strconv.ParseFloat(strings.Fields(stderr[i+len("grid γ = "):])[0], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		for _, l := range strings.Fields(out) {
+			y, err := strconv.ParseFloat(l, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if q := y / g; q != math.Trunc(q) {
+				t.Errorf("%v: release %v is not a multiple of γ = %g", args, y, g)
+			}
+			sum += y
+		}
+		if mean := sum / 200; math.Abs(mean-1000.1) > 30 {
+			t.Errorf("%v: releases average %g, far from the value 1000.1", args, mean)
+		}
 	}
 }
 

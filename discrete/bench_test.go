@@ -1,0 +1,67 @@
+package discrete
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/rng"
+)
+
+func BenchmarkSample(b *testing.B) {
+	type mk struct {
+		name string
+		new  func() (Mechanism, error)
+	}
+	var ms []mk
+	for _, s := range []float64{1, 3.7, 100} {
+		ms = append(ms, mk{fmt.Sprintf("laplace/b=%g", s), func() (Mechanism, error) { return NewLaplace(s) }})
+	}
+	for _, s := range []float64{1, 49, 1000} {
+		ms = append(ms, mk{fmt.Sprintf("gaussian/sigma=%g", s), func() (Mechanism, error) { return NewGaussian(s) }})
+	}
+	for _, a := range []float64{0.05, 1, 3, 40} {
+		ms = append(ms, mk{fmt.Sprintf("huber/alpha=%g,s=25.3", a), func() (Mechanism, error) { return NewHuber(a, 25.3) }})
+	}
+	for _, src := range []struct {
+		name string
+		r    func() *rand.Rand
+	}{{"chacha8", func() *rand.Rand { return rng.Seeded(1) }}, {"crypto", rng.Crypto}} {
+		for _, m := range ms {
+			mm, err := m.new()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(m.name+"/"+src.name, func(b *testing.B) {
+				r := src.r()
+				var s int64
+				for b.Loop() {
+					s += mm.Int(r)
+				}
+				sink = s
+			})
+		}
+	}
+}
+
+var sink int64
+
+// BenchmarkAddNoise32 adds noise to a rank-32 vector (one item update of
+// the paper's experiments) through mechanism.AddNoise: the float Huber
+// sampler against the discrete one (rounding included), seeded.
+func BenchmarkAddNoise32(b *testing.B) {
+	fl, _ := huber.New(3, 1)
+	di, _ := NewHuber(3, 1)
+	for _, m := range []mechanism.Mechanism{fl, di} {
+		b.Run(m.Name(), func(b *testing.B) {
+			r := rng.Seeded(1)
+			x := make([]float64, 32)
+			b.ReportAllocs()
+			for b.Loop() {
+				mechanism.AddNoise(m, x, r)
+			}
+		})
+	}
+}

@@ -83,7 +83,7 @@ func (o MechanismOptions) resolve(m Noise) (MechanismOptions, error) {
 	}
 	if o.Norm == 0 {
 		o.Norm = 1
-		if m.Name() == "gaussian" {
+		if n := m.Name(); n == "gaussian" || n == "discrete-gaussian" {
 			o.Norm = 2
 		}
 	}

@@ -185,11 +185,56 @@ func ZCDPEpsilon(rho, delta float64) (float64, error) {
 	}
 	best := math.Inf(1)
 	ld := math.Log(delta)
-	for i := 0; i <= 2000; i++ {
-		a := 1 + math.Pow(10, -6+float64(i)*0.006) // 1 + 1e-6 … 1 + 1e6
-		e := a*rho + math.Log1p(-1/a) - (ld+math.Log(a))/(a-1)
-		best = min(best, e)
+	for _, o := range orderTerms {
+		best = min(best, o.a*rho+o.logRatio-(ld+o.logA)*o.inv)
 	}
 	best = max(best, 0)
 	return best * (1 + 1e-12), nil
+}
+
+// zcdpOrders + 1 Rényi orders a, from 1 + 1e-6 to 1 + 1e6 log-spaced, are
+// where ZCDPEpsilon and ZCDPRho evaluate the conversion; orderTerms holds,
+// per order, a, log((a−1)/a), log a and 1/(a−1). It is computed once and
+// never written after.
+const zcdpOrders = 2000
+
+type orderTerm struct{ a, logRatio, logA, inv float64 }
+
+var orderTerms = func() (t [zcdpOrders + 1]orderTerm) {
+	for i := range t {
+		a := 1 + math.Pow(10, -6+float64(i)*0.006)
+		t[i] = orderTerm{a, math.Log1p(-1 / a), math.Log(a), 1 / (a - 1)}
+	}
+	return t
+}()
+
+// ZCDPRho returns the largest ρ with ZCDPEpsilon(ρ, delta) ≤ epsilon: the
+// zCDP budget that meets (epsilon, delta). A ρ-zCDP mechanism meets it at
+// order a exactly when a·ρ + log((a−1)/a) − (log δ + log a)/(a−1) ≤ ε, so
+// the budget is the largest (ε − log((a−1)/a) + (log δ + log a)/(a−1))/a
+// over the orders, lowered slightly to cover ZCDPEpsilon's margin. It
+// returns an error unless epsilon is finite and > 0 and delta in (0, 1).
+func ZCDPRho(epsilon, delta float64) (float64, error) {
+	if err := check.Positive("epsilon", epsilon); err != nil {
+		return 0, fmt.Errorf("discrete: %w", err)
+	}
+	if math.IsInf(epsilon, 0) {
+		return 0, fmt.Errorf("discrete: %w: epsilon = %v, want finite", ErrParam, epsilon)
+	}
+	if err := check.Probability("delta", delta); err != nil {
+		return 0, fmt.Errorf("discrete: %w", err)
+	}
+	ld := math.Log(delta)
+	var best float64
+	for _, o := range orderTerms {
+		best = max(best, (epsilon-o.logRatio+(ld+o.logA)*o.inv)/o.a)
+	}
+	rho := best * (1 - 1e-9)
+	for range 64 {
+		if e, err := ZCDPEpsilon(rho, delta); err == nil && e <= epsilon {
+			return rho, nil
+		}
+		rho *= 1 - 1e-9
+	}
+	return 0, fmt.Errorf("discrete: %w: no zCDP budget meets ε = %v at δ = %v", ErrParam, epsilon, delta)
 }

@@ -30,6 +30,8 @@ type Mechanism interface {
 	mechanism.Granular
 	// Int draws one integer noise value K; the noise is γ·K.
 	Int(r *rand.Rand) int64
+	// LogPMF returns log P(K = k), for auditors and likelihood tests.
+	LogPMF(k int64) float64
 }
 
 // gridFor returns the largest power of two ≤ scale·2^−bits.

@@ -47,6 +47,47 @@ func ParseWeights(s string) (Weights, error) {
 	return 0, fmt.Errorf("userdp: %w: weights %q, want adaptive or uniform", ErrParam, s)
 }
 
+// Sampler says how a release's Gaussian noise is drawn, and so how the
+// releases are accounted.
+type Sampler int
+
+const (
+	// SamplerDiscrete rounds every released statistic to a grid γℤ (γ a
+	// power of two about 2⁻²⁸ of the noise scale) and adds γ times an
+	// exact discrete Gaussian integer (package discrete), drawn from
+	// uniform random integers only: every output is exactly γ·integer, and
+	// no floating-point artefact of the sampler can tell neighbours apart.
+	// Releases compose as zCDP (Canonne, Kamath & Steinke 2020, Theorem
+	// 14), with each release's sensitivity raised by γ√n for the rounding
+	// of its n coordinates. The default.
+	SamplerDiscrete Sampler = iota
+	// SamplerFloat adds σ·NormFloat64() from math/rand/v2 and accounts the
+	// releases exactly as μ-GDP. Its noise lies on the ziggurat's lattices
+	// (dpmc audit --sampler float finds them), so it is NOT private: it is
+	// allowed only in seeded runs, for experiments and comparisons.
+	SamplerFloat
+)
+
+var samplerNames = [...]string{SamplerDiscrete: "discrete", SamplerFloat: "float"}
+
+// String returns "discrete" or "float".
+func (s Sampler) String() string {
+	if s >= 0 && int(s) < len(samplerNames) {
+		return samplerNames[s]
+	}
+	return fmt.Sprintf("Sampler(%d)", int(s))
+}
+
+// ParseSampler parses "discrete" or "float".
+func ParseSampler(s string) (Sampler, error) {
+	for k, n := range samplerNames {
+		if s == n {
+			return Sampler(k), nil
+		}
+	}
+	return 0, fmt.Errorf("userdp: %w: sampler %q, want discrete or float", ErrParam, s)
+}
+
 // Shares split the privacy budget between the pipeline's releases, as
 // fractions of μ² (the squared GDP parameter, which adds up over
 // releases). They must be ≥ 0 and sum to 1; a zero share switches its
@@ -169,6 +210,10 @@ type Options struct {
 	// of Delta given to private item selection (unused with Items).
 	Shares         Shares  `json:"shares"`
 	SelectionDelta float64 `json:"selection_delta_fraction"`
+
+	// Sampler draws the noise: SamplerDiscrete (the zero value, the
+	// default) or SamplerFloat, which is refused unless Seeded.
+	Sampler Sampler `json:"-"`
 
 	// Seed and Seeded: with Seeded, all randomness (noise, subsets, the
 	// start) comes from streams derived from Seed — reproducible and
@@ -346,6 +391,10 @@ func (o *Options) validate() error {
 		return bad("adaptive power = %v, want ≥ 0", o.AdaptivePower)
 	case o.Weights != WeightsAdaptive && o.Weights != WeightsUniform:
 		return bad("weights = %d", int(o.Weights))
+	case o.Sampler != SamplerDiscrete && o.Sampler != SamplerFloat:
+		return bad("sampler = %d", int(o.Sampler))
+	case o.Sampler == SamplerFloat && !o.Seeded && !o.NoNoise:
+		return bad("sampler float is for seeded experiments only: its floating-point noise is not safe to release (use the discrete sampler, the default)")
 	case o.Workers < 0:
 		return bad("workers = %d, want ≥ 0", o.Workers)
 	}
@@ -434,5 +483,6 @@ func (o Options) MarshalJSON() ([]byte, error) {
 		Epsilon *float64 `json:"epsilon"`
 		Center  *float64 `json:"center"`
 		Weights string   `json:"weights"`
-	}{plain(o), finite(o.Epsilon), finite(o.Center), o.Weights.String()})
+		Sampler string   `json:"sampler"`
+	}{plain(o), finite(o.Epsilon), finite(o.Center), o.Weights.String(), o.Sampler.String()})
 }

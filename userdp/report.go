@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/dpmc/dpmc/discrete"
 )
 
 // Report is the privacy statement of one Train run: what was released,
@@ -32,11 +34,17 @@ type Report struct {
 	Center string `json:"center"`
 	// Factors says whether factors were released and why.
 	Factors string `json:"factors"`
+	// Sampler is the noise sampler: "discrete" (exact discrete Gaussian
+	// on a grid, zCDP accounting) or "float" (seeded experiments only,
+	// μ-GDP accounting); empty without noise.
+	Sampler string `json:"sampler,omitempty"`
 	// Releases lists every noisy release with its sensitivity and noise.
 	Releases []Release `json:"releases"`
 	// Mu is the GDP parameter of all releases together (exact
-	// composition of Gaussian mechanisms).
-	Mu float64 `json:"gdp_mu"`
+	// composition of Gaussian mechanisms), with float noise; Rho the zCDP
+	// parameter Σ μᵢ²/2 with discrete noise. The other one is 0.
+	Mu  float64 `json:"gdp_mu,omitempty"`
+	Rho float64 `json:"zcdp_rho,omitempty"`
 	// SelectionDelta is the δ spent on private item selection (0 with a
 	// catalogue) and Threshold the weighted-count threshold it sets.
 	SelectionDelta float64 `json:"selection_delta"`
@@ -66,8 +74,18 @@ func (r *Report) finish() {
 	e := r.Epsilon
 	r.EpsilonJSON = &e
 	mu := ComposeMu(r.Releases)
-	r.Mu = mu
 	deltaGDP := r.Delta - r.SelectionDelta
+	if r.Sampler == SamplerDiscrete.String() {
+		r.Rho = mu * mu / 2
+		eps, err := discrete.ZCDPEpsilon(r.Rho, deltaGDP)
+		if err != nil {
+			eps = math.Inf(1)
+		}
+		r.TotalEpsilon, r.TotalDelta = eps, r.Delta
+		r.Accountant = "zCDP: the discrete Gaussian releases compose as ρ-zCDP, ρ = Σ Δ₂′²/(2σ²) (Canonne, Kamath & Steinke 2020, Theorem 14), converted to (ε, δ) by their Proposition 12; plus the selection δ"
+		return
+	}
+	r.Mu = mu
 	eps, err := GDPEpsilon(mu, deltaGDP)
 	if err != nil {
 		eps = math.Inf(1)
@@ -96,15 +114,29 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	p("            centre: %s", r.Center)
 	p("            factors: %s", r.Factors)
+	if r.Sampler == SamplerDiscrete.String() {
+		p("            noise: exact discrete Gaussian on a grid γℤ per release (every released number is a multiple of its γ); Δ₂ includes the rounding")
+	} else {
+		p("            noise: floating-point Gaussian (--sampler float): NOT safe to release, for seeded experiments only")
+	}
 	p("            releases (Gaussian noise, ℓ2 sensitivity per user):")
 	for _, rel := range r.Releases {
 		times := ""
 		if rel.Times > 1 {
 			times = fmt.Sprintf(" × %d", rel.Times)
 		}
-		p("              - %s%s: Δ₂ = %.4g, σ = %.4g (μ = %.4g)", rel.Name, times, rel.L2, rel.Sigma, rel.Mu())
+		if rel.Grid > 0 {
+			m := rel.Mu()
+			p("              - %s%s: Δ₂ = %.4g, σ = %.4g, γ = 2^%d (ρ = %.4g)", rel.Name, times, rel.L2, rel.Sigma, math.Ilogb(rel.Grid), m*m/2)
+		} else {
+			p("              - %s%s: Δ₂ = %.4g, σ = %.4g (μ = %.4g)", rel.Name, times, rel.L2, rel.Sigma, rel.Mu())
+		}
 	}
-	p("            composed: μ = %.4g GDP", r.Mu)
+	if r.Rho > 0 {
+		p("            composed: ρ = %.4g zCDP", r.Rho)
+	} else {
+		p("            composed: μ = %.4g GDP", r.Mu)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

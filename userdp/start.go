@@ -23,7 +23,7 @@ import (
 func (t *trainer) start(ctx context.Context, res *Result, v []float64, head []bool, wt [][]float64) error {
 	o := &t.opts
 	r := o.Rank
-	if o.NoNoise || t.noise.pca == 0 {
+	if o.NoNoise || t.noise.pca.sigma == 0 {
 		for j, h := range head {
 			if !h {
 				continue
@@ -84,7 +84,7 @@ func (t *trainer) start(ctx context.Context, res *Result, v []float64, head []bo
 	for a := range h {
 		rnd := t.rand(phasePCA, 0, t.itemIDs[cand[a]])
 		for b := 0; b <= a; b++ {
-			m[a*h+b] += t.noise.pca * rnd.NormFloat64()
+			m[a*h+b] = t.noise.pca.add(m[a*h+b], rnd)
 		}
 	}
 	sym := mat.NewSymDense(h, nil)

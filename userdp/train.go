@@ -14,7 +14,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/internal/dense"
+	"github.com/dpmc/dpmc/mechanism"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 )
@@ -123,7 +125,7 @@ type trainer struct {
 
 // noiseScales are the σ of every release, 0 without noise.
 type noiseScales struct {
-	meanSum, meanCount, counts, biases, gram, rhs, pca float64
+	meanSum, meanCount, counts, biases, gram, rhs, pca noiser
 }
 
 // Train fits the user-level private model to the training set d and
@@ -151,7 +153,9 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 
 	mu, nusers := t.mean()
 	t.decideFactors(nusers)
-	t.planRest()
+	if err := t.planRest(); err != nil {
+		return nil, err
+	}
 	counts := t.counts()
 	model, mcounts := t.selectItems(counts)
 	t.progress(fmt.Sprintf("released %d items", len(model)))
@@ -212,7 +216,7 @@ func (t *trainer) rand(phase, step int, id string) *rand.Rand {
 // others once the factor decision is made.
 func (t *trainer) plan() error {
 	o := &t.opts
-	r := &Report{Unit: "user", Mode: "user", NoNoise: o.NoNoise, Epsilon: o.Epsilon, Delta: o.Delta}
+	r := &Report{Unit: "user", Mode: "user", NoNoise: o.NoNoise, Epsilon: o.Epsilon, Delta: o.Delta, Sampler: o.Sampler.String()}
 	t.report = r
 	if o.Items != nil {
 		r.Items = fmt.Sprintf("public catalogue of %d items (--items)", len(o.Items))
@@ -222,6 +226,7 @@ func (t *trainer) plan() error {
 	if o.NoNoise {
 		r.Guarantee = "none: the pipeline ran without noise (a non-private baseline)"
 		r.Factors = fmt.Sprintf("rank %d", o.Rank)
+		r.Sampler = ""
 		return nil
 	}
 	deltaGDP := o.Delta
@@ -229,29 +234,86 @@ func (t *trainer) plan() error {
 		r.SelectionDelta = o.Delta * o.SelectionDelta
 		deltaGDP = o.Delta - r.SelectionDelta
 	}
-	mu, err := MuFor(o.Epsilon, deltaGDP)
-	if err != nil {
-		return err
+	if o.Sampler == SamplerDiscrete {
+		// Every release is ρᵢ-zCDP with ρᵢ = μᵢ²/2, μᵢ = Δ₂′/σ: shares of
+		// μ² are shares of ρ, so μ = √(2ρ) plays the part of the GDP μ.
+		rho, err := RhoFor(o.Epsilon, deltaGDP)
+		if err != nil {
+			return err
+		}
+		t.mu = math.Sqrt(2 * rho)
+	} else {
+		mu, err := MuFor(o.Epsilon, deltaGDP)
+		if err != nil {
+			return err
+		}
+		t.mu = mu
 	}
-	t.mu = mu
 	B0 := (o.Max - o.Min) / 2
 	s := o.Shares
+	var err error
 	if math.IsNaN(o.Center) {
-		t.noise.meanSum = t.sigma(B0, s.Mean/2, 1)
-		t.noise.meanCount = t.sigma(1, s.Mean/2, 1)
-		r.Releases = append(r.Releases,
-			Release{Name: "global mean: sum of users' mean ratings minus the scale's midpoint", L2: B0, Sigma: t.noise.meanSum, Times: 1})
+		if t.noise.meanSum, err = t.calibrate("global mean: sum of users' mean ratings minus the scale's midpoint", B0, 1, s.Mean/2, 1); err != nil {
+			return err
+		}
+		t.noise.meanCount, err = t.calibrate("number of users", 1, 1, s.Mean/2, 1)
 	} else {
-		t.noise.meanCount = t.sigma(1, s.Mean, 1)
+		t.noise.meanCount, err = t.calibrate("number of users", 1, 1, s.Mean, 1)
 	}
-	r.Releases = append(r.Releases, Release{Name: "number of users", L2: 1, Sigma: t.noise.meanCount, Times: 1})
-	return nil
+	return err
 }
 
-// sigma is the noise of a release of ℓ2 sensitivity l2 made times times
-// with the given share of μ²: times·(l2/σ)² = share·μ².
-func (t *trainer) sigma(l2, share float64, times int) float64 {
-	return l2 * math.Sqrt(float64(times)/(share*t.mu*t.mu))
+// noiser draws the noise of one release: σ·N(0, 1) in floating point, or
+// the statistic rounded to the grid γℤ plus γ times an exact discrete
+// Gaussian integer.
+type noiser struct {
+	sigma float64            // the noise standard deviation, statistic units
+	d     *discrete.Gaussian // nil: the float sampler
+}
+
+// add returns x plus one draw of the noise from r.
+func (z noiser) add(x float64, r *rand.Rand) float64 {
+	if z.d == nil {
+		return x + z.sigma*r.NormFloat64()
+	}
+	return z.d.AddTo(x, r)
+}
+
+// calibrate sets the noise of a release of ℓ2 sensitivity l2 over at most
+// coords coordinates that one user can change, made times times with the
+// given share of μ² (times·(Δ₂/σ)² = share·μ²), and lists it in the
+// report. With the discrete sampler the statistic is rounded to the grid
+// γℤ, which can move each changed coordinate by up to γ more, so the
+// release is calibrated and reported at Δ₂′ = Δ₂ + γ·√coords
+// (discrete.RoundedSensitivity); γ is about 2⁻²⁸σ, so Δ₂′/Δ₂ − 1 is
+// negligible, but it is accounted.
+func (t *trainer) calibrate(name string, l2 float64, coords int, share float64, times int) (noiser, error) {
+	sigmaFor := func(l2 float64) float64 { return l2 * math.Sqrt(float64(times)/(share*t.mu*t.mu)) }
+	sigma := sigmaFor(l2)
+	if t.opts.Sampler == SamplerFloat {
+		t.report.Releases = append(t.report.Releases, Release{Name: name, L2: l2, Sigma: sigma, Times: times})
+		return noiser{sigma: sigma}, nil
+	}
+	// γ depends on σ and σ on Δ₂′: raise σ until its grid's rounding cost
+	// is covered (γ only grows with σ, so this settles at once).
+	l2r := l2
+	for range 8 {
+		d, err := discrete.NewGaussian(sigma)
+		if err != nil {
+			return noiser{}, fmt.Errorf("userdp: %s: %w", name, err)
+		}
+		sens, err := discrete.RoundedSensitivity(mechanism.Sensitivity{L2: l2}, coords, d.Granularity())
+		if err != nil {
+			return noiser{}, fmt.Errorf("userdp: %s: %w", name, err)
+		}
+		if sens.L2 <= l2r && d.Sigma() >= sigmaFor(l2r) {
+			t.report.Releases = append(t.report.Releases, Release{Name: name, L2: l2r, Sigma: d.Sigma(), Times: times, Grid: d.Granularity()})
+			return noiser{sigma: d.Sigma(), d: d}, nil
+		}
+		l2r = sens.L2
+		sigma = sigmaFor(l2r)
+	}
+	return noiser{}, fmt.Errorf("userdp: %s: the discrete noise's grid did not settle", name)
 }
 
 // decideFactors applies the AutoFactors rule to the released number of
@@ -291,36 +353,53 @@ func (t *trainer) decideFactors(users float64) {
 }
 
 // planRest calibrates the releases after the number of users.
-func (t *trainer) planRest() {
+func (t *trainer) planRest() error {
 	o := &t.opts
 	r := t.report
 	if o.NoNoise {
-		return
+		return nil
 	}
 	s := o.Shares
-	t.noise.counts = t.sigma(1, s.Counts, 1)
-	r.Releases = append(r.Releases, Release{Name: "item counts (weights 1/√n per user)", L2: 1, Sigma: t.noise.counts, Times: 1})
-	t.noise.biases = t.sigma(o.BiasBound, s.Biases, 1)
-	biasName := "item bias sums"
-	if o.Items == nil && !o.NoTail {
-		biasName = "item bias sums, and the tail's (items not released) sum and weight"
+	k := o.MaxItemsPerUser
+	var err error
+	if t.noise.counts, err = t.calibrate("item counts (weights 1/√n per user)", 1, k, s.Counts, 1); err != nil {
+		return err
 	}
-	r.Releases = append(r.Releases, Release{Name: biasName, L2: o.BiasBound, Sigma: t.noise.biases, Times: 1})
+	biasName, biasCoords := "item bias sums", k
+	if o.Items == nil && !o.NoTail {
+		biasName, biasCoords = "item bias sums, and the tail's (items not released) sum and weight", k+2
+	}
+	if t.noise.biases, err = t.calibrate(biasName, o.BiasBound, biasCoords, s.Biases, 1); err != nil {
+		return err
+	}
+	// A user changes at most min(k, HeadItems) head items' entries.
+	h := min(k, o.HeadItems)
 	if o.Rank > 0 && s.PCA > 0 {
-		t.noise.pca = t.sigma(o.ResidualBound*o.ResidualBound, s.Factors*s.PCA, 1)
-		r.Releases = append(r.Releases, Release{Name: fmt.Sprintf("start: second-moment matrix of weighted residuals over the (at most %d) head items", o.HeadItems), L2: o.ResidualBound * o.ResidualBound, Sigma: t.noise.pca, Times: 1})
+		name := fmt.Sprintf("start: second-moment matrix of weighted residuals over the (at most %d) head items", o.HeadItems)
+		if t.noise.pca, err = t.calibrate(name, o.ResidualBound*o.ResidualBound, h*(h+1)/2, s.Factors*s.PCA, 1); err != nil {
+			return err
+		}
 	}
 	if o.Rank > 0 && o.Iters > 0 {
 		c := o.ClipNorm
 		als := s.Factors * (1 - s.PCA)
-		t.noise.gram = t.sigma(c*c, als*s.Gram, o.Iters)
-		t.noise.rhs = t.sigma(o.ResidualBound*c, als*(1-s.Gram), o.Iters)
-		r.Releases = append(r.Releases,
-			Release{Name: "item Gram matrices Σ w·ũũᵀ, per ALS step", L2: c * c, Sigma: t.noise.gram, Times: o.Iters},
-			Release{Name: "item right-hand sides Σ w·r̃·ũ, per ALS step", L2: o.ResidualBound * c, Sigma: t.noise.rhs, Times: o.Iters})
+		rk := o.Rank
+		if t.noise.gram, err = t.calibrate("item Gram matrices Σ w·ũũᵀ, per ALS step", c*c, h*rk*(rk+1)/2, als*s.Gram, o.Iters); err != nil {
+			return err
+		}
+		if t.noise.rhs, err = t.calibrate("item right-hand sides Σ w·r̃·ũ, per ALS step", o.ResidualBound*c, h*rk, als*(1-s.Gram), o.Iters); err != nil {
+			return err
+		}
 	}
 	if o.Items == nil {
-		r.Threshold = SelectionThreshold(t.noise.counts, o.MaxItemsPerUser, r.SelectionDelta)
+		r.Threshold = SelectionThreshold(t.noise.counts.sigma, o.MaxItemsPerUser, r.SelectionDelta)
+		if d := t.noise.counts.d; d != nil {
+			// A lone user's count 1/√n rounds up by at most γ/2, and a
+			// discrete Gaussian's tail P[K ≥ m] is at most the normal's
+			// P[N(0, σ_K²) ≥ m − 1] (Poisson summation), so raising the
+			// threshold by 2γ keeps δ_sel.
+			r.Threshold += 2 * d.Granularity()
+		}
 	}
 	r.finish()
 	what := "item list, global mean, number of users, noisy item counts, item biases"
@@ -334,6 +413,7 @@ func (t *trainer) planRest() {
 	if o.Seeded {
 		r.Guarantee = "NONE in this run: the noise is seeded (reproducible), so anyone with the seed can remove it; unseeded runs give " + r.Guarantee
 	}
+	return nil
 }
 
 // prepare maps the data onto the candidate items, draws each user's
@@ -449,12 +529,12 @@ func (t *trainer) mean() (mu, users float64) {
 		return total / math.Max(nr, 1), n
 	}
 	r := t.rand(phaseMean, 0, "")
-	n += t.noise.meanCount * r.NormFloat64()
+	n = t.noise.meanCount.add(n, r)
 	if !math.IsNaN(o.Center) {
 		t.report.Center = fmt.Sprintf("public centre %g (--center)", o.Center)
 		return o.Center, n
 	}
-	sum += t.noise.meanSum * r.NormFloat64()
+	sum = t.noise.meanSum.add(sum, r)
 	t.report.Center = "noisy mean of the users' mean ratings"
 	mu = mid + sum/math.Max(n, 1)
 	return math.Min(math.Max(mu, o.Min), o.Max), n
@@ -479,7 +559,7 @@ func (t *trainer) counts() []float64 {
 	}
 	if !t.opts.NoNoise {
 		for j := range w {
-			w[j] += t.noise.counts * t.rand(phaseCounts, 0, t.candIDs[j]).NormFloat64()
+			w[j] = t.noise.counts.add(w[j], t.rand(phaseCounts, 0, t.candIDs[j]))
 		}
 	}
 	return w
@@ -636,7 +716,7 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 			b[j] = s / (wsum[j] + o.BiasLambda)
 			continue
 		}
-		s += t.noise.biases * t.rand(phaseBias, 0, t.itemIDs[j]).NormFloat64()
+		s = t.noise.biases.add(s, t.rand(phaseBias, 0, t.itemIDs[j]))
 		sum[j] = s
 		b[j] = t.shrinkBias(s, counts[j])
 	}
@@ -647,8 +727,8 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 		return b, sum[n] / (wsum[n] + o.BiasLambda), sum
 	}
 	r := t.rand(phaseTail, 0, "")
-	sum[n] += t.noise.biases * r.NormFloat64()
-	sum[n+1] += t.noise.biases * r.NormFloat64()
+	sum[n] = t.noise.biases.add(sum[n], r)
+	sum[n+1] = t.noise.biases.add(sum[n+1], r)
 	return b, t.shrinkBias(sum[n], sum[n+1]/o.BiasBound), sum
 }
 
@@ -658,7 +738,7 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 func (t *trainer) shrinkBias(s, w float64) float64 {
 	o := &t.opts
 	w = math.Max(w, 0)
-	shrink := t.noise.biases * t.noise.biases / (o.BiasPrior * o.BiasPrior)
+	shrink := t.noise.biases.sigma * t.noise.biases.sigma / (o.BiasPrior * o.BiasPrior)
 	b := s * w / (w*w + o.BiasLambda*w + shrink)
 	if math.IsNaN(b) { // 0/0: w = 0 with no shrinkage
 		return 0
@@ -850,14 +930,15 @@ func (t *trainer) itemStep(ws *workspace, step, j int, res *Result, v, u, ub []f
 	rg := t.rand(phaseGram, step, t.itemIDs[j])
 	for a := range r {
 		for b := 0; b <= a; b++ {
-			g[a*r+b] += t.noise.gram * rg.NormFloat64()
+			g[a*r+b] = t.noise.gram.add(g[a*r+b], rg)
 		}
 	}
 	rh := t.rand(phaseRHS, step, t.itemIDs[j])
 	for a := range r {
-		h[a] += t.noise.rhs * rh.NormFloat64()
+		h[a] = t.noise.rhs.add(h[a], rh)
 	}
-	lambda := o.Lambda*math.Max(res.Counts[j], 0) + t.noise.gram*math.Sqrt(float64(r)) + o.NoiseLambda*t.noise.rhs*t.noise.rhs
+	sg, sh := t.noise.gram.sigma, t.noise.rhs.sigma
+	lambda := o.Lambda*math.Max(res.Counts[j], 0) + sg*math.Sqrt(float64(r)) + o.NoiseLambda*sh*sh
 	ws.solveShifted(g, h, lambda, v[j*r:(j+1)*r])
 }
 

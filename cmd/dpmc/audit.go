@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/audit"
+	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/progress"
 	"github.com/dpmc/dpmc/mechanism"
@@ -110,13 +111,17 @@ floating-point finding and counts in the verdict.
 
 --sampler S audits the releases of sampler S and adds the lattice family:
 the events "y₁ is in the set S emits on x" and "… on x′", fixed before
-sampling. --sampler float is math/rand/v2's ziggurat samplers (what the
-Laplace, Gaussian and Huber mechanisms draw from): over 99.9 % of their
+sampling. --sampler discrete (the default) is what dpmc releases: the
+statistic rounded to the grid γℤ plus γ times exact discrete noise
+(package discrete), whose outputs on x and x′ lie on the same grid; the
+default claim is its guarantee at the sensitivity after rounding.
+--sampler float is math/rand/v2's ziggurat samplers (the paper's
+floating-point Laplace, Gaussian and Huber mechanisms): over 99.9 % of their
 draws are j·w[i] for an integer j and one of 128 or 256 table constants
 w[i], so y − x lies on a few lattices about 10⁻⁹ × scale apart, which the
 float64 outputs of x + Δ almost never hit. Such a finding is printed as a
-sampler finding and counts in the verdict. Without --sampler the float
-sampler draws and only the real-valued mechanism is tested.
+sampler finding and counts in the verdict. --sampler "" draws from the float
+sampler and tests only the real-valued mechanism.
 
 --train audits a whole training run instead (the mechanism flags --sensitivity,
 --samples, --dims, --bits, --at and --sampler do not apply). It trains --runs
@@ -194,7 +199,7 @@ bound stays exact.
 	f.IntVar(&fl.dims, "dims", 1, "coordinates d of one output; d > 1 adds a test spreading Δ over all d")
 	f.BoolVar(&fl.bits, "bits", false, "also test the low-order bits of the raw float64 outputs (Mironov 2012); a finding counts in the verdict")
 	f.Float64Var(&fl.at, "at", 0, "the first neighbour's input x; the second is x + Δ")
-	f.StringVar(&fl.sampler, "sampler", "", "audit the releases of this sampler ("+strings.Join(auditSamplerNames(), ", ")+"), adding the lattice family: whether y lies in the set the sampler emits on x, and on x′")
+	f.StringVar(&fl.sampler, "sampler", "discrete", "audit the releases of this sampler ("+strings.Join(auditSamplerNames(), ", ")+"), adding the lattice family: whether y lies in the set the sampler emits on x, and on x′")
 	f.Float64Var(&fl.confidence, "confidence", audit.DefaultConfidence, "joint confidence of all the bounds, in (0, 1)")
 	fl.seed.register(cmd)
 	f.BoolVar(&fl.json, "json", false, "print the report as one JSON object")
@@ -227,7 +232,7 @@ func runMechanismAudit(cmd *cobra.Command, fl *auditFlags) error {
 	changed := cmd.Flags().Changed
 	var sup audit.Support
 	noise, ok := m.(audit.Noise)
-	if changed("sampler") {
+	if fl.sampler != "" {
 		if noise, sup, err = auditSampler(fl.sampler, m); err != nil {
 			return err
 		}
@@ -255,7 +260,7 @@ func runMechanismAudit(cmd *cobra.Command, fl *auditFlags) error {
 		claim.Delta = audit.DefaultClaimDelta(noise)
 	}
 	if !changed("claim-epsilon") {
-		g, err := audit.GuaranteeClaim(noise, fl.sensitivity, claim.Delta)
+		g, err := auditClaim(noise, fl.sensitivity, fl.dims, claim.Delta)
 		if err != nil {
 			return fmt.Errorf("--claim-delta: %w", err)
 		}
@@ -280,9 +285,7 @@ func runMechanismAudit(cmd *cobra.Command, fl *auditFlags) error {
 	}
 	r := &audit.MechanismReport{Mechanism: noise, Options: opts, Result: res,
 		ClaimFromGuarantee: !changed("claim-epsilon"), Elapsed: time.Since(start)}
-	if changed("sampler") {
-		r.Sampler = fl.sampler
-	}
+	r.Sampler = fl.sampler
 	if err := writeReport(cmd.OutOrStdout(), r, fl.json); err != nil {
 		return err
 	}
@@ -294,13 +297,36 @@ func runMechanismAudit(cmd *cobra.Command, fl *auditFlags) error {
 }
 
 // auditSamplerNames are the values of dpmc audit --sampler.
-func auditSamplerNames() []string { return []string{"float"} }
+func auditSamplerNames() []string { return []string{"discrete", "float"} }
+
+// auditClaim is the default claim of a mechanism audit: the mechanism's
+// own guarantee at the sensitivity; for a discrete sampler at the
+// sensitivity after rounding to its grid (each of the dims coordinates can
+// move by one more γ), which is what its guarantee covers.
+func auditClaim(noise audit.Noise, sens float64, dims int, delta float64) (mechanism.Guarantee, error) {
+	g, ok := noise.(audit.GridNoise)
+	if !ok {
+		return audit.GuaranteeClaim(noise, sens, delta)
+	}
+	rs, err := discrete.RoundedSensitivity(mechanism.Sensitivity{L1: sens, L2: sens}, dims, g.Gamma)
+	if err != nil {
+		return mechanism.Guarantee{}, err
+	}
+	return g.Guarantee(rs, delta)
+}
 
 // auditSampler returns the noise whose releases dpmc audit --sampler name
 // draws, for the mechanism m given by the noise flags, and the set of
 // values that sampler can emit on each input (the lattice family's sets).
 func auditSampler(name string, m mechanism.Mechanism) (audit.Noise, audit.Support, error) {
 	switch name {
+	case "discrete":
+		d, err := discrete.For(m)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--sampler discrete: %w", err)
+		}
+		g := audit.GridNoise{Mechanism: d, Gamma: d.Granularity(), LogPMF: d.LogPMF}
+		return g, g.Support(), nil
 	case "float":
 		sup, err := audit.FloatSupport(m)
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 
 func TestAuditJSON(t *testing.T) {
 	out, stderr, code := dpmc(t, "audit", "--mechanism", "laplace", "--scale", "1", "--sensitivity", "1",
-		"--samples", "20000", "--seed", "1", "--json")
+		"--samples", "20000", "--seed", "1", "--json", "--sampler", "")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -92,14 +92,21 @@ func TestAuditVectorTests(t *testing.T) {
 }
 
 // TestAuditBitsFinding: at x = 0 the bit family finds that the float64
-// outputs of dpmc's Laplace sampler reveal the input (see the audit
-// package's TestBitsFamily); the report says so and the verdict counts it.
+// outputs of the paper's floating-point Laplace sampler reveal the input
+// (see the audit package's TestBitsFamily); the report says so and the
+// verdict counts it. The same audit of the default, discrete sampler finds
+// nothing in the bits and nothing in its emitted set.
 func TestAuditBitsFinding(t *testing.T) {
-	out, stderr, code := dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits")
+	out, stderr, code := dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits", "--sampler", "")
 	if code != 1 || !strings.Contains(out, "FLOATING-POINT FINDING") || !strings.Contains(out, "mantissa") {
 		t.Errorf("exit %d, report:\n%s%s", code, out, stderr)
 	}
-	out, _, _ = dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits", "--json")
+	out, stderr, code = dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits")
+	if code != 0 || !strings.Contains(out, "floating point: no finding") || !strings.Contains(out, "emitted set:  no finding") ||
+		!strings.Contains(out, "sampler:      discrete") {
+		t.Errorf("discrete sampler (default): exit %d, report:\n%s%s", code, out, stderr)
+	}
+	out, _, _ = dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits", "--json", "--sampler", "")
 	var got struct {
 		Bits *struct {
 			Finding bool    `json:"finding"`
@@ -109,7 +116,7 @@ func TestAuditBitsFinding(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Bits == nil || !got.Bits.Finding || got.Bits.Eps <= 1 {
 		t.Errorf("bits_finding = %+v (%v):\n%s", got.Bits, err, out)
 	}
-	out, _, code = dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits", "--at", "1000")
+	out, _, code = dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits", "--at", "1000", "--sampler", "")
 	if code != 0 || !strings.Contains(out, "floating point: no finding") {
 		t.Errorf("at x = 1000: exit %d\n%s", code, out)
 	}
@@ -155,8 +162,20 @@ func TestAuditSamplerFloat(t *testing.T) {
 			}
 		})
 	}
-	// Without --sampler the report is as before: no lattice family.
-	out, _, code := dpmc(t, "audit", "--mechanism", "gaussian", "--sigma", "49", "--at", "1000", "--samples", "20000", "--seed", "5")
+	// The default, discrete sampler passes the same audits: its releases
+	// on x and x′ lie on one grid.
+	for _, args := range [][]string{
+		{"--mechanism", "gaussian", "--sigma", "49", "--at", "1000"},
+		{"--mechanism", "laplace", "--scale", "3.7", "--at", "0.1", "--sensitivity", "0.25"},
+		{"--mechanism", "huber", "--alpha", "1", "--scale", "25.3", "--at", "1000"},
+	} {
+		out, stderr, code := dpmc(t, append([]string{"audit", "--samples", "20000", "--seed", "5"}, args...)...)
+		if code != 0 || !strings.Contains(out, "sampler:      discrete") || !strings.Contains(out, "emitted set:  no finding") {
+			t.Errorf("%v with the discrete sampler: exit %d\n%s%s", args, code, out, stderr)
+		}
+	}
+	// With --sampler "" the report is as before: no lattice family.
+	out, _, code := dpmc(t, "audit", "--mechanism", "gaussian", "--sigma", "49", "--at", "1000", "--samples", "20000", "--seed", "5", "--sampler", "")
 	if code != 0 || strings.Contains(out, "sampler") || strings.Contains(out, "lattice") {
 		t.Errorf("without --sampler: exit %d\n%s", code, out)
 	}
@@ -250,7 +269,7 @@ func TestAuditTrainJSON(t *testing.T) {
 	}{
 		{"user", []string{"--runs", "200", "--seed", "1"}, func(t *testing.T, got map[string]any) {
 			if got["mode"] != "user" || got["pipeline"] != "userdp" || got["verdict"] != "PASS" || got["claimed_epsilon"] != got["accountant_epsilon"] ||
-				got["claimed_delta"] != got["accountant_delta"] || !strings.Contains(got["accountant"].(string), "μ-GDP") ||
+				got["claimed_delta"] != got["accountant_delta"] || !strings.Contains(got["accountant"].(string), "zCDP") ||
 				got["options"] == nil || got["privacy"] == nil {
 				t.Errorf("JSON = %v", got)
 			}

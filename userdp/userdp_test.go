@@ -517,3 +517,36 @@ func TestRhoFor(t *testing.T) {
 		t.Error("RhoFor(0, δ) gave no error")
 	}
 }
+
+// With the default, discrete sampler every released noisy statistic is an
+// exact integer multiple of its release's grid step (so no floating-point
+// pattern of the noise reaches the output), the report accounts by zCDP,
+// and the float sampler is refused outside seeded runs.
+func TestDiscreteReleasesOnGrid(t *testing.T) {
+	d := small(t, "")
+	res := train(t, d, Defaults(50, 1e-6, 1, 5))
+	grid := map[string]float64{}
+	for _, rel := range res.Report.Releases {
+		if !(rel.Grid > 0) {
+			t.Fatalf("release %q has no grid", rel.Name)
+		}
+		grid[strings.SplitN(rel.Name, " ", 3)[1]] = rel.Grid
+	}
+	on := func(name string, xs []float64, g float64) {
+		for k, x := range xs {
+			if q := x / g; q != math.Trunc(q) {
+				t.Errorf("%s[%d] = %v is not a multiple of γ = %g", name, k, x, g)
+			}
+		}
+	}
+	on("counts", res.Counts, grid["counts"])
+	on("bias sums", res.biasSums, grid["bias"])
+	if res.Report.Rho <= 0 || res.Report.Mu != 0 || !strings.Contains(res.Report.Accountant, "zCDP") {
+		t.Errorf("report: ρ %v, μ %v, accountant %q; want zCDP", res.Report.Rho, res.Report.Mu, res.Report.Accountant)
+	}
+	o := Defaults(5, 1e-6, 1, 5)
+	o.Sampler = SamplerFloat
+	if _, err := Train(context.Background(), d, o); !errors.Is(err, ErrParam) {
+		t.Errorf("unseeded float sampler: error %v, want ErrParam", err)
+	}
+}

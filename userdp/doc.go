@@ -82,7 +82,25 @@
 //
 // # Accounting
 //
-// A Gaussian release with sensitivity Δ₂ and noise σ is μ-GDP with
+// By default (Options.Sampler = SamplerDiscrete) every release rounds its
+// statistic to a grid γℤ (γ a power of two, about 2⁻²⁸σ) and adds γ times
+// an exact discrete Gaussian integer (package discrete), so every released
+// number is a multiple of γ and no floating-point pattern of the noise
+// reaches the output. Rounding moves each of the n coordinates a user can
+// change by less than γ more, so each release is calibrated and reported
+// at Δ₂′ = Δ₂ + γ√n. A discrete Gaussian release is (Δ₂′²/(2σ²))-zCDP
+// (Canonne, Kamath & Steinke 2020, Theorem 14) — not exactly GDP — and
+// zCDP adds up over adaptively chosen releases; the total ρ is converted to
+// (ε, δ − δ_sel) by their Proposition 12 (RhoFor, discrete.ZCDPEpsilon).
+// The budget is planned exactly as below with μ = √(2ρ), each release's
+// share of μ² being its share of ρ; at δ = 10⁻⁶ this costs 5–7 % more
+// noise than the exact GDP curve. The selection threshold is raised by 2γ:
+// a lone user's count 1/√n rounds up by at most γ/2, and the discrete
+// Gaussian's tail P[K ≥ m] is at most the normal's P[N(0, σ_K²) ≥ m − 1]
+// (by Poisson summation its normalizer is at least σ_K√(2π)).
+//
+// With SamplerFloat (seeded experiments only) a Gaussian release with
+// sensitivity Δ₂ and noise σ is μ-GDP with
 // μ = Δ₂/σ (Dong, Roth & Su 2019), and adaptive composition of Gaussian
 // mechanisms is exactly √(Σμᵢ²)-GDP, whose (ε, δ) curve is the Gaussian
 // mechanism's own (Balle & Wang 2018). The pipeline finds the μ that meets
@@ -94,6 +112,6 @@
 //
 // The guarantee holds for unseeded runs (every draw from crypto/rand) and
 // for options chosen without looking at the data. Seeded runs are for
-// experiments and say so. Noise is drawn in floating point (see the
-// README for what that leaves open).
+// experiments and say so. What the discrete sampler leaves open: the time
+// a rejection sampler takes depends on the noise drawn (package discrete).
 package userdp

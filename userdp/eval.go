@@ -3,6 +3,8 @@ package userdp
 import (
 	"math"
 
+	"github.com/dpmc/dpmc/internal/dense"
+
 	"github.com/dpmc/dpmc/ratings"
 )
 
@@ -52,17 +54,17 @@ func (res *Result) FoldInAll(train *ratings.Dataset) *Users {
 }
 
 // Predict returns the prediction for dataset user i and column j,
-// clipped to the rating range: μ + b_j + b_i + u_iᵀv_j, with b_j and v_j
-// zero for an item that was not released.
+// clipped to the rating range: μ + b_j + b_i + u_iᵀv_j (summed in that
+// order, as model.Model.Predict does), or μ + b_i for an item that was
+// not released.
 func (us *Users) Predict(i, j int) float64 {
 	res := us.res
-	p := res.Mu + us.Bias[i]
+	var p float64
 	if m := us.itemOf[j]; m >= 0 {
-		p += res.ItemBias[m]
 		r := res.Rank
-		for k := range r {
-			p += us.U[i*r+k] * res.V[int(m)*r+k]
-		}
+		p = res.Mu + res.ItemBias[m] + us.Bias[i] + dense.Dot(us.U[i*r:(i+1)*r], res.V[int(m)*r:int(m+1)*r])
+	} else {
+		p = res.Mu + us.Bias[i]
 	}
 	return math.Min(math.Max(p, res.Min), res.Max)
 }

@@ -10,6 +10,9 @@ import (
 )
 
 // ReleaseFormat names the file WriteRelease writes.
+//
+// Deprecated: dpmc writes models with package model (format dpmc-model
+// version 2); model.FromUserLevel turns a Result into one.
 const ReleaseFormat = "dpmc-release-v1"
 
 // release is the JSON form of a Result: exactly what Train released and
@@ -36,6 +39,9 @@ type release struct {
 	Privacy  *Report     `json:"privacy"`
 }
 
+// Deprecated: use model.FromUserLevel and Model.Save (format dpmc-model
+// version 2, which dpmc predict and recommend read).
+//
 // WriteRelease writes the release as one JSON object (format
 // ReleaseFormat): the rating range, μ, the item IDs, item biases, noisy
 // counts and factors, the fold-in ridges and the privacy report. It holds

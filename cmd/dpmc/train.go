@@ -16,9 +16,9 @@ import (
 
 	"github.com/dpmc/dpmc/calibrate"
 	"github.com/dpmc/dpmc/huber"
-	"github.com/dpmc/dpmc/internal/atomicfile"
 	"github.com/dpmc/dpmc/internal/progress"
 	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/privacy"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/solver"
@@ -125,7 +125,7 @@ paper's Algorithm 3 says ("paper").`,
 	f.BoolVar(&fl.clip, "clip", false, "clip predictions to the rating range before measuring error")
 	fl.seed.register(cmd)
 	f.BoolVar(&fl.json, "json", false, "print one JSON object instead of the summary")
-	f.StringVar(&fl.save, "save", "", "save the model (factors and IDs) as JSON to this file, atomically")
+	f.StringVar(&fl.save, "save", "", "save the model to this file, atomically (format dpmc-model version 2, docs/model-format.md; user mode: the release only, nothing per user)")
 	f.BoolVar(&fl.force, "force", false, "overwrite the --save file if it exists")
 	f.StringVar(&fl.privacy, "privacy", "paper", "privacy mode: paper (the paper's algorithms; no guarantee) or user (user-level DP of the item factors)")
 	f.Float64Var(&fl.epsilon, "epsilon", 0, "--privacy user: total user-level ε of everything released (required unless --mechanism none)")
@@ -345,7 +345,7 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	prog := progress.New(stderr, "sweep")
 	opts.Progress = prog.Update
 	start := time.Now()
-	model, err := solver.Train(cmd.Context(), data.train, opts)
+	sm, err := solver.Train(cmd.Context(), data.train, opts)
 	if err != nil {
 		return err
 	}
@@ -358,7 +358,7 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		}
 	}
 
-	res := newTrainResult(fl, &opts, data, model, noise, secs)
+	res := newTrainResult(fl, &opts, data, sm, noise, secs)
 	res.Privacy = report
 	// Print first, so that a failing save never costs the summary.
 	out := cmd.OutOrStdout()
@@ -373,11 +373,28 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		return err
 	}
 	if fl.save != "" {
-		if err := atomicfile.Write(fl.save, fl.force, func(w io.Writer) error { return saveModel(w, res, data, model) }); err != nil {
+		m, err := model.FromSolver(sm, idList(data.users, sm.Users), idList(data.items, sm.Items), data.min, data.max, res, report)
+		if err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
+		if err := m.Save(fl.save, fl.force); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		fmt.Fprintf(stderr, "dpmc: wrote the model (format %s version %d, paper mode: every user's factor, no privacy guarantee) to %s\n", model.Format, model.Version, fl.save)
 	}
 	return nil
+}
+
+// idList returns the n IDs of ids, or "1" … "n" for synthetic data.
+func idList(ids *ratings.IDs, n int) []string {
+	if ids == nil {
+		ids = ratings.NumberedIDs(n, 1)
+	}
+	s := make([]string, n)
+	for i := range s {
+		s[i] = ids.ID(i)
+	}
+	return s
 }
 
 // trainResult is the JSON output of train.
@@ -525,36 +542,4 @@ func writePrivacy(w io.Writer, r *trainResult, o *solver.Options) {
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "            - %s\n", n)
 	}
-}
-
-// savedModel is the --save file.
-type savedModel struct {
-	Format string       `json:"format"`
-	Result *trainResult `json:"result"`
-	Users  []string     `json:"users"`
-	Items  []string     `json:"items"`
-	// Offset is added to every prediction u_iᵀv_j (the rating centre in
-	// user-level mode, else 0).
-	Offset float64     `json:"offset"`
-	U      [][]float64 `json:"u"`
-	V      [][]float64 `json:"v"`
-}
-
-func saveModel(w io.Writer, r *trainResult, d *trainData, m *solver.Model) error {
-	s := savedModel{Format: "dpmc-model-v1", Result: r, Offset: m.Offset, U: make([][]float64, m.Users), V: make([][]float64, m.Items)}
-	id := func(ids *ratings.IDs, i int) string {
-		if ids == nil {
-			return strconv.Itoa(i)
-		}
-		return ids.ID(i)
-	}
-	s.Users = make([]string, m.Users)
-	for i := range m.Users {
-		s.Users[i], s.U[i] = id(d.users, i), m.UserFactor(i)
-	}
-	s.Items = make([]string, m.Items)
-	for j := range m.Items {
-		s.Items[j], s.V[j] = id(d.items, j), m.ItemFactor(j)
-	}
-	return json.NewEncoder(w).Encode(s)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/internal/atomicfile"
+	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/synthetic"
@@ -276,7 +277,11 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		return err
 	}
 	if fl.save != "" {
-		if err := atomicfile.Write(fl.save, fl.force, res.WriteRelease); err != nil {
+		m, err := model.FromUserLevel(res, opts)
+		if err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		if err := m.Save(fl.save, fl.force); err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
 		fmt.Fprintf(stderr, "dpmc: wrote the release (what the privacy report covers, nothing per user) to %s\n", fl.save)

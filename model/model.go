@@ -1,7 +1,6 @@
 package model
 
 import (
-	"container/heap"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/dpmc/dpmc/internal/dense"
+	"github.com/dpmc/dpmc/metrics"
 	"github.com/dpmc/dpmc/userdp"
 )
 
@@ -226,48 +226,10 @@ type Scored struct {
 // result is deterministic. Fewer than k items are returned when fewer are
 // left.
 func (m *Model) Recommend(u User, k int, exclude func(j int) bool) []Scored {
-	if k <= 0 {
-		return nil
-	}
-	h := make(minHeap, 0, k)
-	for j := range m.ItemIDs {
-		if exclude != nil && exclude(j) {
-			continue
-		}
-		s := Scored{Item: j, Score: m.Predict(u, j)}
-		if len(h) < k {
-			heap.Push(&h, s)
-		} else if better(s, h[0]) {
-			h[0] = s
-			heap.Fix(&h, 0)
-		}
-	}
-	out := make([]Scored, len(h))
-	for p := len(h) - 1; p >= 0; p-- {
-		out[p] = heap.Pop(&h).(Scored)
-		out[p].ID = m.ItemIDs[out[p].Item]
+	top := metrics.TopK(len(m.ItemIDs), k, func(j int) float64 { return m.Predict(u, j) }, exclude)
+	out := make([]Scored, len(top))
+	for p, s := range top {
+		out[p] = Scored{Item: s.Item, ID: m.ItemIDs[s.Item], Score: s.Score}
 	}
 	return out
-}
-
-// better orders recommendations: higher score first, then lower index.
-func better(a, b Scored) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.Item < b.Item
-}
-
-// minHeap keeps the worst of the current top k at the root.
-type minHeap []Scored
-
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(a, b int) bool { return better(h[b], h[a]) }
-func (h minHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(Scored)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/progress"
 	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/metrics"
 	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/privacy"
 	"github.com/dpmc/dpmc/ratings"
@@ -425,6 +426,7 @@ type trainResult struct {
 	Data          string          `json:"data"`
 	Privacy       *privacy.Report `json:"privacy"`
 	PrivacyMode   string          `json:"privacy_mode"`
+	TestMetrics   *metrics.Result `json:"test_metrics,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -450,8 +452,8 @@ func newTrainResult(fl *trainFlags, o *solver.Options, d *trainData, m *solver.M
 	if d.test != nil {
 		res.TestRatings = d.test.Len()
 		if d.test.Len() > 0 {
-			rmse, mae := m.Errors(d.test, clip)
-			res.TestRMSE, res.TestMAE = &rmse, &mae
+			mr := metrics.Evaluate(d.train, d.test, m, metrics.Options{Ranking: true, Clip: fl.clip, ClipMin: d.min, ClipMax: d.max})
+			res.TestRMSE, res.TestMAE, res.TestMetrics = &mr.RMSE, &mr.MAE, &mr
 		}
 	}
 	if noise != nil {
@@ -504,6 +506,10 @@ func writeTrainSummary(w io.Writer, r *trainResult, d *trainData, o *solver.Opti
 	}
 	fmt.Fprintf(w, "error:      train RMSE %.4f, test RMSE %s, test MAE %s, full RMSE %s%s\n",
 		r.TrainRMSE, fmtOpt(r.TestRMSE), fmtOpt(r.TestMAE), fmtOpt(r.FullRMSE), clip)
+	if t := r.TestMetrics; t != nil && t.Users > 0 {
+		fmt.Fprintf(w, "ranking:    precision@%d %.4f, recall@%d %.4f, NDCG@%d %.4f, MAP@%d %.4f over %d test users with a rating ≥ %g\n",
+			t.K, t.Precision, t.K, t.Recall, t.K, t.NDCG, t.K, t.MAP, t.Users, t.Threshold)
+	}
 	_, err := fmt.Fprintf(w, "time:       %.2f s\n", r.Seconds)
 	return err
 }

@@ -2,6 +2,8 @@ package model
 
 import (
 	"bytes"
+	"math"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +40,33 @@ func FuzzLoad(f *testing.F) {
 		}
 		if _, err := Read(bytes.NewReader(out.Bytes()), int64(out.Len())); err != nil {
 			t.Fatalf("cannot read back: %v", err)
+		}
+	})
+}
+
+// FuzzReadPairs parses arbitrary text as a pairs file with a rating
+// column: no panic, and every pair it accepts has non-empty IDs and a
+// finite rating.
+func FuzzReadPairs(f *testing.F) {
+	for _, s := range []string{"user\titem\trating\n1\t2\t4\n", "1,2,3.5\n# c\n\n3 4 5\n", "a,b\n", "1\t2\tNaN\n", "1,2,0x1p2\n", "\x00", "u,i,4e0\r\n"} {
+		f.Add(s)
+	}
+	c, err := ParseColumns("user,item,rating")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ps, err := ReadPairs(strings.NewReader(s), "f", c)
+		if err != nil {
+			return
+		}
+		for _, p := range ps {
+			if p.User == "" || p.Item == "" || math.IsNaN(p.Rating) || math.IsInf(p.Rating, 0) {
+				t.Fatalf("accepted %+v", p)
+			}
+		}
+		if _, err := Histories(ps, "f"); err != nil && !strings.Contains(err.Error(), "already on line") {
+			t.Fatalf("Histories: %v", err)
 		}
 	})
 }

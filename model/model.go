@@ -214,10 +214,10 @@ func (m *Model) release() *userdp.Result {
 // Scored is one recommended item.
 type Scored struct {
 	// Item is the item's index and ID the item's ID.
-	Item int
-	ID   string
-	// Score is the unclipped prediction.
-	Score float64
+	Item int    `json:"-"`
+	ID   string `json:"item"`
+	// Score is the unclipped prediction, in rating units.
+	Score float64 `json:"score"`
 }
 
 // Recommend returns the k items with the highest predictions for user u,

@@ -38,11 +38,18 @@ func split(t testing.TB) (train, test *ratings.Dataset) {
 // userLevel trains a seeded user-level model (rank 4) on train.
 func userLevel(t testing.TB, train *ratings.Dataset) (*userdp.Result, userdp.Options) {
 	t.Helper()
-	o := userdp.Defaults(5, 1e-6, train.Min, train.Max).WithFactors(4, 2, 0.4)
+	cat := make([]string, train.Items.Len())
+	for j := range cat {
+		cat[j] = train.Items.ID(j)
+	}
+	o := userdp.Defaults(5, 1e-6, train.Min, train.Max).WithCatalogue(cat).WithFactors(4, 2, 0.4)
 	o.Seeded, o.Seed = true, 9
 	res, err := userdp.Train(context.Background(), train, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(res.ItemIDs) < 100 || !slices.ContainsFunc(res.V, func(x float64) bool { return x != 0 }) {
+		t.Fatalf("%d items, factors all zero: the tests would not test them", len(res.ItemIDs))
 	}
 	return res, o
 }

@@ -214,16 +214,16 @@ func realisticData(cmd *cobra.Command, fl *trainFlags) (train, test *ratings.Dat
 // datasets wraps loaded training data as userdp wants it: matrices with
 // external IDs (numbered from 1 for the paper's synthetic problem).
 func datasets(d *trainData) (train, test *ratings.Dataset) {
-	users, items := d.users, d.items
+	users, items := d.Users, d.Items
 	if users == nil {
-		users = ratings.NumberedIDs(d.train.Rows(), 1)
+		users = ratings.NumberedIDs(d.Train.Rows(), 1)
 	}
 	if items == nil {
-		items = ratings.NumberedIDs(d.train.Cols(), 1)
+		items = ratings.NumberedIDs(d.Train.Cols(), 1)
 	}
-	train = &ratings.Dataset{Ratings: d.train, Users: users, Items: items, Min: d.min, Max: d.max}
-	if d.test != nil {
-		test = &ratings.Dataset{Ratings: d.test, Users: users, Items: items, Min: d.min, Max: d.max}
+	train = &ratings.Dataset{Ratings: d.Train, Users: users, Items: items, Min: d.Min, Max: d.Max}
+	if d.Test != nil {
+		test = &ratings.Dataset{Ratings: d.Test, Users: users, Items: items, Min: d.Min, Max: d.Max}
 	}
 	return train, test
 }
@@ -248,7 +248,7 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 			return err
 		}
 		train, test = datasets(d)
-		describe = d.describe
+		describe = d.Describe
 	default:
 		return fmt.Errorf("--synthetic %q: want realistic (or leave it out)", fl.user.synthetic)
 	}

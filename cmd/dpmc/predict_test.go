@@ -182,3 +182,42 @@ func TestPredictUserHistory(t *testing.T) {
 		t.Errorf("output %q, want it to start with %q", out, want)
 	}
 }
+
+// train --json carries the test metrics: at the top level in paper mode,
+// under the evaluation-only section in user mode.
+func TestTrainJSONMetrics(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "r.tsv")
+	var b strings.Builder
+	for u := range 40 {
+		for j := range 30 {
+			if (u*7+j*3)%4 != 0 {
+				fmt.Fprintf(&b, "%d\t%d\t%d\n", u, j, 1+(u+j)%5)
+			}
+		}
+	}
+	os.WriteFile(data, []byte(b.String()), 0o644)
+	for _, c := range []struct {
+		args []string
+		path []string
+	}{
+		{[]string{"--algo", "als", "--rank", "2", "--iters", "2", "--mechanism", "none"}, []string{"test_metrics"}},
+		{[]string{"--privacy", "user", "--mechanism", "none"}, []string{"evaluation_only_not_released", "test_metrics"}},
+	} {
+		args := append([]string{"train", "--data", data, "--test-fraction", "0.2", "--seed", "1", "--json"}, c.args...)
+		out, stderr, code := dpmc(t, args...)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range c.path {
+			v, _ = v[k].(map[string]any)
+		}
+		if v == nil || v["k"] != 10.0 || v["ndcg_at_k"] == nil || v["map_at_k"] == nil || v["precision_at_k"] == nil || v["recall_at_k"] == nil || v["rmse"] == nil {
+			t.Errorf("%v: test metrics %v", c.args, v)
+		}
+	}
+}

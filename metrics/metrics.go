@@ -4,13 +4,16 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/dpmc/dpmc/ratings"
 )
 
 // Scorer predicts a rating for user i and item j, the row and column
-// indices of the matrices given to Evaluate.
+// indices of the matrices given to Evaluate. Evaluate calls it from
+// several goroutines at once (Options.Workers).
 type Scorer interface {
 	Predict(i, j int) float64
 }
@@ -37,6 +40,10 @@ type Options struct {
 	// every score above the range).
 	Clip             bool
 	ClipMin, ClipMax float64
+	// Workers is the number of goroutines ranking users (default: all
+	// cores); the result does not depend on it. The Scorer must then be
+	// safe for concurrent use.
+	Workers int
 }
 
 func (o Options) withDefaults() Options {
@@ -134,56 +141,94 @@ func Evaluate(train, test *ratings.Matrix, p Scorer, o Options) Result {
 	return r
 }
 
-// rank computes the ranking metrics.
+// rank computes the ranking metrics, users split over o.Workers
+// goroutines; each user's metrics are summed in user order afterwards, so
+// the result does not depend on the number of workers.
 func (r *Result) rank(train, test *ratings.Matrix, p Scorer, o Options) {
-	cols := test.Cols()
-	rated := make([]bool, cols)
-	relevant := make([]bool, cols)
-	var sp, sr, sn, sm float64
-	top := make(topK, 0, o.K)
-	hits := make([]bool, 0, o.K)
-	for i := range test.Rows() {
-		titems, tvals := test.Row(i)
-		nrel := 0
-		for k, j := range titems {
-			if tvals[k] >= o.Threshold {
-				relevant[j] = true
-				nrel++
+	rows := test.Rows()
+	per := make([][4]float64, rows)
+	ranked := make([]bool, rows)
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, rows))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rk := newRanker(test.Cols(), o.K)
+			for i := w; i < rows; i += workers {
+				per[i], ranked[i] = rk.user(train, test, p, o, i)
 			}
-		}
-		if nrel > 0 {
-			var ritems []int32
-			if train != nil && i < train.Rows() {
-				ritems, _ = train.Row(i)
-			}
-			for _, j := range ritems {
-				rated[j] = true
-			}
-			top = top[:0]
-			for j := range cols {
-				if !rated[j] {
-					top.offer(Scored{j, p.Predict(i, j)}, o.K)
-				}
-			}
-			hits = hits[:0]
-			for _, s := range top.sorted() {
-				hits = append(hits, relevant[s.Item])
-			}
-			pr, rc, nd, ap := AtK(hits, nrel, o.K)
-			sp, sr, sn, sm = sp+pr, sr+rc, sn+nd, sm+ap
+		}()
+	}
+	wg.Wait()
+	var sum [4]float64
+	for i := range rows {
+		if ranked[i] {
 			r.Users++
-			for _, j := range ritems {
-				rated[j] = false
+			for k := range sum {
+				sum[k] += per[i][k]
 			}
-		}
-		for _, j := range titems {
-			relevant[j] = false
 		}
 	}
 	if r.Users > 0 {
 		n := float64(r.Users)
-		r.Precision, r.Recall, r.NDCG, r.MAP = sp/n, sr/n, sn/n, sm/n
+		r.Precision, r.Recall, r.NDCG, r.MAP = sum[0]/n, sum[1]/n, sum[2]/n, sum[3]/n
 	}
+}
+
+// ranker is one worker's scratch space.
+type ranker struct {
+	rated, relevant []bool
+	top             topK
+	hits            []bool
+}
+
+func newRanker(cols, k int) *ranker {
+	return &ranker{rated: make([]bool, cols), relevant: make([]bool, cols), top: make(topK, 0, k), hits: make([]bool, 0, k)}
+}
+
+// user returns user i's precision, recall, NDCG and AP at k, and whether
+// the user was ranked (has a relevant held-out item).
+func (rk *ranker) user(train, test *ratings.Matrix, p Scorer, o Options, i int) (m [4]float64, ok bool) {
+	titems, tvals := test.Row(i)
+	nrel := 0
+	for k, j := range titems {
+		if tvals[k] >= o.Threshold {
+			rk.relevant[j] = true
+			nrel++
+		}
+	}
+	if nrel > 0 {
+		var ritems []int32
+		if train != nil && i < train.Rows() {
+			ritems, _ = train.Row(i)
+		}
+		for _, j := range ritems {
+			rk.rated[j] = true
+		}
+		rk.top = rk.top[:0]
+		for j := range len(rk.rated) {
+			if !rk.rated[j] {
+				rk.top.offer(Scored{j, p.Predict(i, j)}, o.K)
+			}
+		}
+		rk.hits = rk.hits[:0]
+		for _, s := range rk.top.sorted() {
+			rk.hits = append(rk.hits, rk.relevant[s.Item])
+		}
+		m[0], m[1], m[2], m[3] = AtK(rk.hits, nrel, o.K)
+		for _, j := range ritems {
+			rk.rated[j] = false
+		}
+	}
+	for _, j := range titems {
+		rk.relevant[j] = false
+	}
+	return m, nrel > 0
 }
 
 func (r *Result) fillJSON() {

@@ -105,3 +105,15 @@ func TestTopK(t *testing.T) {
 		t.Errorf("TopK = %v, want %v", got, want)
 	}
 }
+
+// The ranking metrics do not depend on the number of workers.
+func TestWorkers(t *testing.T) {
+	train, test, s := fixture(t)
+	a := Evaluate(train, test, s, Options{K: 3, Ranking: true, Workers: 1})
+	for _, w := range []int{2, 3, 8} {
+		b := Evaluate(train, test, s, Options{K: 3, Ranking: true, Workers: w})
+		if a.Precision != b.Precision || a.Recall != b.Recall || a.NDCG != b.NDCG || a.MAP != b.MAP || a.Users != b.Users {
+			t.Errorf("workers %d: %+v, want %+v", w, b, a)
+		}
+	}
+}

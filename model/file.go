@@ -154,12 +154,17 @@ func (m *Model) check() error {
 	if len(m.ItemBias) != len(m.ItemIDs) || len(m.V) != len(m.ItemIDs)*m.Rank {
 		return fmt.Errorf("%d item biases and %d factor entries for %d items at rank %d", len(m.ItemBias), len(m.V), len(m.ItemIDs), m.Rank)
 	}
-	idx, err := checkIDs("item", m.ItemIDs)
-	if err != nil {
-		return err
+	idx := m.itemsChecked
+	if idx == nil {
+		if idx, err = checkIDs("item", m.ItemIDs); err != nil {
+			return err
+		}
 	}
 	m.once.Do(func() { m.itemIdx = idx; m.userIdx = users })
 	for _, s := range m.sections() {
+		if m.floatsChecked {
+			break
+		}
 		if p := firstNonFinite(s.f8); p >= 0 {
 			return fmt.Errorf("%s[%d] = %v, want a finite number", s.a.Name, p, s.f8[p])
 		}
@@ -180,10 +185,11 @@ func checkIDs(what string, ids []string) (map[string]int, error) {
 		if id == "" || strings.IndexByte(id, '\n') >= 0 || strings.IndexByte(id, '\r') >= 0 {
 			return nil, fmt.Errorf("%s ID %q: want a non-empty ID without a line break", what, id)
 		}
-		if _, dup := seen[id]; dup {
+		n := len(seen)
+		seen[id] = k // one map operation: the map is memory-bound
+		if len(seen) == n {
 			return nil, fmt.Errorf("%s ID %q appears twice", what, id)
 		}
-		seen[id] = k
 	}
 	return seen, nil
 }
@@ -374,6 +380,9 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if h.Kind != UserLevel && h.Kind != Paper {
 		return nil, fmt.Errorf("%w: kind %q, want %q or %q", ErrCorrupt, h.Kind, UserLevel, Paper)
 	}
+	if h.Kind == UserLevel && h.Users != 0 {
+		return nil, fmt.Errorf("%w: a user-level model declares %d users (it holds no per-user arrays)", ErrCorrupt, h.Users)
+	}
 	if pad8(preambleSize+hl)+h.DataBytes != size || h.DataBytes < 0 {
 		return nil, fmt.Errorf("%w: header declares %d data bytes, the file has %d (truncated or trailing bytes)", ErrCorrupt, h.DataBytes, size-pad8(preambleSize+hl))
 	}
@@ -394,16 +403,35 @@ func read(r io.Reader, size int64) (*Model, error) {
 	}
 	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
 	var off int64
+	var done chan error
+	var items map[string]int
 	for i, a := range h.Arrays {
 		w := want[i]
 		if a.Name != w.Name || a.Type != w.Type || !equalInts(a.Shape, w.Shape) || a.Offset != off || a.Bytes < 0 || off+pad8(a.Bytes) > h.DataBytes {
 			return nil, fmt.Errorf("%w: array %d is %q %s %v at %d (%d bytes), want %q %s %v at %d", ErrCorrupt, i, a.Name, a.Type, a.Shape, a.Offset, a.Bytes, w.Name, w.Type, w.Shape, off)
 		}
 		if err := m.readSection(r, crc, a); err != nil {
+			if done != nil {
+				<-done
+			}
 			return nil, err
 		}
 		off += pad8(a.Bytes)
+		if i == 0 {
+			// Index the item IDs while the arrays are read.
+			done = make(chan error, 1)
+			go func() {
+				var err error
+				items, err = checkIDs("item", m.ItemIDs)
+				done <- err
+			}()
+		}
 	}
+	if err := <-done; err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	m.itemsChecked, m.floatsChecked = items, true
+	defer func() { m.itemsChecked, m.floatsChecked = nil, false }()
 	if off != h.DataBytes {
 		return nil, fmt.Errorf("%w: arrays end at %d, data at %d", ErrCorrupt, off, h.DataBytes)
 	}
@@ -475,8 +503,10 @@ func (m *Model) readSection(r io.Reader, crc hash.Hash32, a array) error {
 		return fmt.Errorf("%w: %s: %d bytes for shape %v", ErrCorrupt, a.Name, a.Bytes, a.Shape)
 	}
 	dst := make([]float64, n)
-	if err := readFloats(r, crc, dst); err != nil {
+	if p, err := readFloats(r, crc, dst); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrCorrupt, a.Name, err)
+	} else if p >= 0 {
+		return fmt.Errorf("%w: %s[%d] = %v, want a finite number", ErrCorrupt, a.Name, p, dst[p])
 	}
 	buf := make([]byte, 8)
 	if pad := padded - a.Bytes; pad > 0 {

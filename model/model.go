@@ -89,6 +89,10 @@ type Model struct {
 
 	once             sync.Once
 	itemIdx, userIdx map[string]int
+	// itemsChecked is Read's index of ItemIDs, for check.
+	itemsChecked map[string]int
+	// floatsChecked says that Read has checked every array is finite.
+	floatsChecked bool
 }
 
 // User is one user's part of a prediction: a bias and a factor of Rank

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -337,5 +338,64 @@ func TestRecommend(t *testing.T) {
 	}
 	if _, err := m.UserAt(0); !errors.Is(err, ErrNoUsers) {
 		t.Errorf("UserAt of a user-level model: %v", err)
+	}
+}
+
+// rebuild writes a file from a header and a data section, with the
+// checksum and sizes recomputed: a well-formed file whose content the
+// test chose.
+func rebuild(t *testing.T, h header, data []byte) []byte {
+	t.Helper()
+	h.DataBytes, h.DataCRC32C = int64(len(data)), crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))
+	js, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js = append(js, '\n')
+	b := []byte(magic)
+	b = binary.LittleEndian.AppendUint32(b, Version)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(js)))
+	b = append(b, js...)
+	for len(b)%8 != 0 {
+		b = append(b, 0)
+	}
+	return append(b, data...)
+}
+
+// A well-formed file whose content is inconsistent is ErrCorrupt: a NaN
+// factor, a duplicate item ID, a user-level file with a user array.
+func TestInconsistentContent(t *testing.T) {
+	var buf bytes.Buffer
+	if err := tiny().Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	h := readHeader(t, b)
+	start := int(pad8(int64(16 + binary.LittleEndian.Uint32(b[12:]))))
+	data := b[start:]
+	if _, err := Read(bytes.NewReader(rebuild(t, h, data)), int64(len(rebuild(t, h, data)))); err != nil {
+		t.Fatalf("rebuilt unchanged file: %v", err)
+	}
+	vOff := int(h.Arrays[2].Offset)
+	nan := bytes.Clone(data)
+	binary.LittleEndian.PutUint64(nan[vOff+8:], math.Float64bits(math.NaN()))
+	dup := bytes.Clone(data)
+	copy(dup, "a\na\n") // item IDs "a", "b" → "a", "a"
+	withUsers := h
+	withUsers.Users = 1
+	for _, c := range []struct {
+		name string
+		h    header
+		data []byte
+		want string
+	}{
+		{"NaN factor", h, nan, "v[1] = NaN"},
+		{"duplicate ID", h, dup, `"a" appears twice`},
+		{"users in a user-level file", withUsers, data, "declares 1 users"},
+	} {
+		f := rebuild(t, c.h, c.data)
+		if _, err := Read(bytes.NewReader(f), int64(len(f))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrCorrupt saying %q", c.name, err, c.want)
+		}
 	}
 }

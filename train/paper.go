@@ -166,11 +166,13 @@ func (r *Result) fill(s Settings, secs float64) {
 func (r *Result) SolverModel() *solver.Model { return r.model }
 
 // Model returns the run as a model file (kind paper): the data's IDs (or
-// "1" … "n"), U, V, the rating range, this result as its settings and the
-// privacy report.
+// "1" … "n"), U, V, the rating range, this result (without its privacy
+// report) as its settings, and the privacy report.
 func (r *Result) Model() (*model.Model, error) {
 	sm, d := r.model, r.data
-	return model.FromSolver(sm, idList(d.Users, sm.Users), idList(d.Items, sm.Items), d.Min, d.Max, r, r.Privacy)
+	settings := *r
+	settings.Privacy = nil
+	return model.FromSolver(sm, idList(d.Users, sm.Users), idList(d.Items, sm.Items), d.Min, d.Max, &settings, r.Privacy)
 }
 
 // idList returns the n IDs of ids, or "1" … "n" if ids is nil.

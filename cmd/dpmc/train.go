@@ -148,15 +148,7 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 			rand.Read(b[:])
 			seed = binary.LittleEndian.Uint64(b[:]) >> 1
 		}
-		p, err := synthetic.Generate(synthetic.Options{Rows: fl.rows, Cols: fl.cols, Rank: fl.rank, Observed: fl.observed, Seed: seed})
-		if err != nil {
-			return nil, err
-		}
-		return &trainData{
-			Describe: fmt.Sprintf("synthetic %d × %d, rank %d, %.3g %% observed (%d ratings), data seed %d",
-				fl.rows, fl.cols, fl.rank, 100*fl.observed, p.Observed.Len(), seed),
-			Train: p.Observed, Min: synthetic.Min, Max: synthetic.Max, Problem: p, SyntheticSeed: seed,
-		}, nil
+		return train.Synthetic(synthetic.Options{Rows: fl.rows, Cols: fl.cols, Rank: fl.rank, Observed: fl.observed, Seed: seed})
 	}
 	for _, name := range []string{"rows", "cols", "observed"} {
 		if changed(name) {
@@ -166,60 +158,27 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 	if fl.test != "" && changed("test-fraction") {
 		return nil, fmt.Errorf("give --test or --test-fraction, not both")
 	}
-	var opts ratings.Options
+	if fl.testFrac != 0 && !(fl.testFrac > 0 && fl.testFrac < 1) {
+		return nil, fmt.Errorf("--test-fraction = %v, want in (0, 1)", fl.testFrac)
+	}
+	f := train.Files{Train: fl.data, Test: fl.test, TestFraction: fl.testFrac}
+	f.Rand, _ = fl.seed.rand(cmd)
 	var err error
-	if opts.Format, err = ratings.ParseFormat(fl.format); err != nil {
+	if f.Ratings.Format, err = ratings.ParseFormat(fl.format); err != nil {
 		return nil, fmt.Errorf("--format: %w", err)
 	}
-	if opts.Header, err = ratings.ParseHeader(fl.header); err != nil {
+	if f.Ratings.Header, err = ratings.ParseHeader(fl.header); err != nil {
 		return nil, fmt.Errorf("--header: %w", err)
 	}
-	opts.Columns = fl.columns
+	f.Ratings.Columns = fl.columns
 	if fl.ratingRange != "" {
-		if opts.Min, opts.Max, err = ratings.ParseRange(fl.ratingRange); err != nil {
+		if f.Ratings.Min, f.Ratings.Max, err = ratings.ParseRange(fl.ratingRange); err != nil {
 			return nil, fmt.Errorf("--rating-range: %w", err)
 		}
 	}
-	var train, test *ratings.Dataset
-	var loaded ratings.Stats // of the file, before any split
-	switch {
-	case fl.test != "":
-		if train, test, err = ratings.LoadPair(fl.data, fl.test, opts); err != nil {
-			return nil, rangeHint(err, fl)
-		}
-		loaded = train.Stats
-	default:
-		if train, err = ratings.Load(fl.data, opts); err != nil {
-			return nil, rangeHint(err, fl)
-		}
-		loaded = train.Stats
-		if fl.testFrac != 0 {
-			if !(fl.testFrac > 0 && fl.testFrac < 1) {
-				return nil, fmt.Errorf("--test-fraction = %v, want in (0, 1)", fl.testFrac)
-			}
-			r, _ := fl.seed.rand(cmd)
-			if train, test, err = ratings.Split(train, fl.testFrac, r); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if train.Ratings.Len() == 0 {
-		return nil, fmt.Errorf("%s: no training ratings", fl.data)
-	}
-	d := &trainData{
-		Describe: fmt.Sprintf("%s (format %s: %s, ratings in [%g, %g]), %d users × %d items, %d training ratings",
-			train.Source, train.Format, train.FormatReason, train.Min, train.Max, train.Ratings.Rows(), train.Ratings.Cols(), train.Ratings.Len()),
-		Train: train.Ratings, Users: train.Users, Items: train.Items, Min: train.Min, Max: train.Max,
-	}
-	if loaded.Zeros > 0 || loaded.Averaged > 0 {
-		d.Describe += fmt.Sprintf(" (file: %d 'not rated' zeros dropped, %d duplicate pairs averaged)", loaded.Zeros, loaded.Averaged)
-	}
-	if test != nil {
-		d.Test = test.Ratings
-		d.Describe += fmt.Sprintf(", %d test ratings", test.Ratings.Len())
-		if test.Stats.Cold > 0 {
-			d.Describe += fmt.Sprintf(" (%d dropped: user or item unseen in training)", test.Stats.Cold)
-		}
+	d, err := train.Load(f)
+	if err != nil {
+		return nil, rangeHint(err, fl)
 	}
 	return d, nil
 }

@@ -84,3 +84,39 @@ func Load(f Files) (*Data, error) {
 	}
 	return d, nil
 }
+
+// Realistic generates the MovieLens-1M-shaped synthetic data set
+// (synthetic.DefaultRealistic) of the given number of users, its seed
+// drawn from r, and holds out the fraction frac of its ratings (chosen
+// with r) as the test set.
+func Realistic(users int, frac float64, r *rand.Rand) (tr, te *ratings.Dataset, describe string, err error) {
+	seed := r.Uint64() >> 1
+	g := synthetic.DefaultRealistic(users, seed)
+	d, err := g.Generate()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if tr, te, err = ratings.Split(d, frac, r); err != nil {
+		return nil, nil, "", err
+	}
+	describe = fmt.Sprintf("synthetic realistic (MovieLens-1M-shaped) %d users × %d items, rank %d, data seed %d, %d training and %d test ratings",
+		g.Users, g.Items, g.Rank, seed, tr.Ratings.Len(), te.Ratings.Len())
+	return tr, te, describe, nil
+}
+
+// Datasets returns d's matrices with their external IDs (numbered from 1
+// for synthetic data), as package userdp wants them.
+func (d *Data) Datasets() (tr, te *ratings.Dataset) {
+	users, items := d.Users, d.Items
+	if users == nil {
+		users = ratings.NumberedIDs(d.Train.Rows(), 1)
+	}
+	if items == nil {
+		items = ratings.NumberedIDs(d.Train.Cols(), 1)
+	}
+	tr = &ratings.Dataset{Ratings: d.Train, Users: users, Items: items, Min: d.Min, Max: d.Max}
+	if d.Test != nil {
+		te = &ratings.Dataset{Ratings: d.Test, Users: users, Items: items, Min: d.Min, Max: d.Max}
+	}
+	return tr, te
+}

@@ -47,6 +47,9 @@ func TestEvaluateByHand(t *testing.T) {
 		{3, (1.0/3 + 1.0/3) / 2, (0.5 + 1) / 2, (1/(1+l3) + 0.5) / 2, (0.5 + 1.0/3) / 2},
 		// k = 1: user 0 [2] (hit), user 2 [2] (miss).
 		{1, 0.5, (0.5 + 0) / 2, 0.5, 0.5},
+		// k = 10 (more than the candidates): user 0 [2, 3, 5, 4] hits at
+		// 1 and 4; user 2 [2, 3, 5, 1, 4] hits at 3.
+		{10, (0.2 + 0.1) / 2, (1 + 1) / 2, ((1+1/math.Log2(5))/(1+l3) + 0.5) / 2, ((1+2.0/4)/2 + 1.0/3) / 2},
 	} {
 		r := Evaluate(train, test, s, Options{K: c.k, Ranking: true})
 		if r.Users != 2 || r.Ratings != 5 || r.Threshold != 4 {

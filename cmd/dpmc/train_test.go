@@ -89,7 +89,7 @@ func TestTrainOnFileWithTestFraction(t *testing.T) {
 }
 
 func TestTrainSave(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "model.json")
+	path := filepath.Join(t.TempDir(), "model.dpmc")
 	args := append(small, "--seed", "4", "--save", path)
 	if _, stderr, code := dpmc(t, args...); code != 0 {
 		t.Fatal(stderr)
@@ -235,7 +235,7 @@ func TestTrainUserLevel(t *testing.T) {
 // bad output path is refused before training.
 func TestTrainUserSave(t *testing.T) {
 	dir := t.TempDir()
-	rel, users := filepath.Join(dir, "model.json"), filepath.Join(dir, "users.jsonl")
+	rel, users := filepath.Join(dir, "model.dpmc"), filepath.Join(dir, "users.jsonl")
 	args := append(userSmall[:len(userSmall):len(userSmall)], "--privacy", "user", "--epsilon", "50", "--seed", "1", "--save", rel, "--save-users", users)
 	out, stderr, code := dpmc(t, args...)
 	if code != 0 {

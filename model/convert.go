@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/userdp"
@@ -22,7 +23,7 @@ func FromUserLevel(res *userdp.Result, settings any) (*Model, error) {
 	}
 	if res.Report != nil && res.Report.NoNoise {
 		m.Released = "a NON-PRIVATE baseline trained without noise; it holds nothing per user"
-	} else if res.Report != nil && res.Report.Guarantee == "none" {
+	} else if res.Report != nil && strings.HasPrefix(strings.ToLower(res.Report.Guarantee), "none") {
 		m.Released = "NOT private (seeded noise, reproducible); it holds nothing per user"
 	}
 	var err error

@@ -85,6 +85,9 @@ func TestRoundTripUserLevel(t *testing.T) {
 		got.UserIDs != nil || got.U != nil || !bytes.Equal(got.Settings, m.Settings) || !bytes.Equal(got.Privacy, m.Privacy) || got.Released != m.Released {
 		t.Fatalf("loaded model differs from the saved one")
 	}
+	if !strings.Contains(got.Released, "NOT private (seeded") {
+		t.Errorf("a seeded model's file says %q", got.Released)
+	}
 	var rep userdp.Report
 	if err := json.Unmarshal(got.Privacy, &rep); err != nil || rep.TotalEpsilon != res.Report.TotalEpsilon {
 		t.Errorf("privacy report: %v, total ε %v want %v", err, rep.TotalEpsilon, res.Report.TotalEpsilon)

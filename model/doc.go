@@ -31,6 +31,7 @@
 // # Performance
 //
 // The arrays are little-endian float64 read straight into memory; a model
-// of 10⁶ items × 64 factors (530 MB) loads in about 0.6 s of CPU on the
-// development machine (BenchmarkLoad).
+// of 10⁶ items × 64 factors (530 MB) loads in 0.55–1.1 s wall time on the
+// shared 2-core development machine (BenchmarkLoad; the item index is
+// built while the arrays are read).
 package model

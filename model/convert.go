@@ -43,15 +43,16 @@ func FromUserLevel(res *userdp.Result, settings any) (*Model, error) {
 
 // FromSolver returns the model of a paper-mode solver model: user and
 // item IDs (in the solver's row and column order), U, V and the offset as
-// the centre, the rating range [lo, hi], settings and the privacy report
+// the centre, the rating range [lo, hi], the mean training rating (the
+// fallback for unknown users and items), settings and the privacy report
 // (any values that marshal to JSON objects; nil for none). Item biases are
 // zero. The model aliases sm's factors.
-func FromSolver(sm *solver.Model, users, items []string, lo, hi float64, settings, report any) (*Model, error) {
+func FromSolver(sm *solver.Model, users, items []string, lo, hi, mean float64, settings, report any) (*Model, error) {
 	if len(users) != sm.Users || len(items) != sm.Items {
 		return nil, fmt.Errorf("model: %d user and %d item IDs for a %d × %d model", len(users), len(items), sm.Users, sm.Items)
 	}
 	m := &Model{
-		Kind: Paper, Min: lo, Max: hi, Mu: sm.Offset, Rank: sm.Rank,
+		Kind: Paper, Min: lo, Max: hi, Mu: sm.Offset, Mean: mean, Rank: sm.Rank,
 		ItemIDs: items, ItemBias: make([]float64, sm.Items), V: sm.V, UserIDs: users, U: sm.U,
 		Released: "the paper's algorithms: NO proved privacy guarantee (see the privacy report); holds every user's factor",
 	}

@@ -57,6 +57,7 @@ type header struct {
 	RatingMin  float64         `json:"rating_min"`
 	RatingMax  float64         `json:"rating_max"`
 	Mu         float64         `json:"mu"`
+	Mean       float64         `json:"mean,omitempty"`
 	Rank       int             `json:"rank"`
 	Items      int             `json:"items"`
 	Users      int             `json:"users"`
@@ -148,8 +149,11 @@ func (m *Model) check() error {
 	if !(m.Min < m.Max) || math.IsInf(m.Min, 0) || math.IsInf(m.Max, 0) {
 		return fmt.Errorf("rating range [%v, %v], want finite MIN < MAX", m.Min, m.Max)
 	}
-	if math.IsNaN(m.Mu) || math.IsInf(m.Mu, 0) {
-		return fmt.Errorf("mu = %v, want a finite number", m.Mu)
+	if math.IsNaN(m.Mu) || math.IsInf(m.Mu, 0) || math.IsNaN(m.Mean) || math.IsInf(m.Mean, 0) {
+		return fmt.Errorf("mu = %v, mean = %v, want finite numbers", m.Mu, m.Mean)
+	}
+	if m.Kind == UserLevel && m.Mean != 0 {
+		return errors.New("a user-level model has no mean (its centre is mu)")
 	}
 	if len(m.ItemBias) != len(m.ItemIDs) || len(m.V) != len(m.ItemIDs)*m.Rank {
 		return fmt.Errorf("%d item biases and %d factor entries for %d items at rank %d", len(m.ItemBias), len(m.V), len(m.ItemIDs), m.Rank)
@@ -223,7 +227,7 @@ func (m *Model) Write(w io.Writer) error {
 	secs := m.sections()
 	h := header{
 		Format: Format, Version: Version, Kind: m.Kind, Released: m.Released, Prediction: predictionRule,
-		RatingMin: m.Min, RatingMax: m.Max, Mu: m.Mu, Rank: m.Rank, Items: len(m.ItemIDs), Users: len(m.UserIDs),
+		RatingMin: m.Min, RatingMax: m.Max, Mu: m.Mu, Mean: m.Mean, Rank: m.Rank, Items: len(m.ItemIDs), Users: len(m.UserIDs),
 		FoldIn: m.Ridges, Settings: compact(m.Settings), Privacy: compact(m.Privacy),
 	}
 	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
@@ -389,7 +393,7 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if h.Rank < 0 || h.Rank > maxRank || h.Items < 0 || h.Items > maxRows || h.Users < 0 || h.Users > maxRows {
 		return nil, fmt.Errorf("%w: rank %d, %d items, %d users", ErrCorrupt, h.Rank, h.Items, h.Users)
 	}
-	m := &Model{Kind: h.Kind, Min: h.RatingMin, Max: h.RatingMax, Mu: h.Mu, Rank: h.Rank, Ridges: h.FoldIn,
+	m := &Model{Kind: h.Kind, Min: h.RatingMin, Max: h.RatingMax, Mu: h.Mu, Mean: h.Mean, Rank: h.Rank, Ridges: h.FoldIn,
 		Settings: compact(h.Settings), Privacy: compact(h.Privacy), Released: h.Released}
 	if h.Kind == Paper {
 		m.UserIDs, m.U = []string{}, []float64{}

@@ -75,6 +75,11 @@ type Model struct {
 	// row-major) of a paper model; nil for a user-level model.
 	UserIDs []string
 	U       []float64
+	// Mean is a paper model's mean training rating, its prediction for an
+	// unknown user or item (a paper model has no biases and its Mu is the
+	// solver's offset, usually 0); 0 in a user-level model, whose
+	// fallbacks use Mu and the biases.
+	Mean float64
 	// Ridges is how a user of a user-level model folds in (nil for a
 	// paper model).
 	Ridges *FoldInRidges
@@ -158,12 +163,25 @@ func (m *Model) Predict(u User, j int) float64 {
 }
 
 // Fallback returns the prediction for an unknown user and item j (Mu +
-// ItemBias[j]), or for an unknown item (j < 0: Mu).
+// ItemBias[j]), or for an unknown item (j < 0: Mu); for a paper model,
+// Mean in both cases.
 func (m *Model) Fallback(j int) float64 {
-	if j < 0 {
+	switch {
+	case m.Kind == Paper:
+		return m.Mean
+	case j < 0:
 		return m.Mu
 	}
 	return m.Mu + m.ItemBias[j]
+}
+
+// FallbackItem returns the prediction for a known user u and an unknown
+// item: Mu + u.Bias (Mean for a paper model).
+func (m *Model) FallbackItem(u User) float64 {
+	if m.Kind == Paper {
+		return m.Mean
+	}
+	return m.Mu + u.Bias
 }
 
 // Clip returns x clipped to the rating range [Min, Max].

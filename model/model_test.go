@@ -138,12 +138,12 @@ func TestRoundTripPaper(t *testing.T) {
 		}
 		return s
 	}
-	m, err := FromSolver(sm, ids(train.Users), ids(train.Items), train.Min, train.Max, map[string]any{"algo": "als"}, nil)
+	m, err := FromSolver(sm, ids(train.Users), ids(train.Items), train.Min, train.Max, 3.5, map[string]any{"algo": "als"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ := saveLoad(t, m)
-	if got.Kind != Paper || got.Privacy != nil || string(got.Settings) != `{"algo":"als"}` {
+	if got.Kind != Paper || got.Privacy != nil || string(got.Settings) != `{"algo":"als"}` || got.Mean != 3.5 || got.Fallback(0) != 3.5 || got.Fallback(-1) != 3.5 {
 		t.Errorf("kind %q, privacy %s, settings %s", got.Kind, got.Privacy, got.Settings)
 	}
 	for i := range sm.Users {

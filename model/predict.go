@@ -18,7 +18,7 @@ const (
 	UnknownError Unknown = iota
 	// UnknownFallback predicts without the unknown part: Mu + ItemBias[j]
 	// for an unknown user, Mu + the user's bias for an unknown item, Mu
-	// for both.
+	// for both (a paper model: its Mean in every case).
 	UnknownFallback
 )
 
@@ -129,11 +129,11 @@ func (m *Model) PredictPairs(pairs []Pair, o PredictOptions) ([]Prediction, Pred
 		case u != nil && okItem:
 			pr.Score = m.Predict(*u, j)
 		case u != nil:
-			pr.Score = m.Mu + u.Bias
+			pr.Score = m.FallbackItem(*u)
 		case okItem:
 			pr.Score = m.Fallback(j)
 		default:
-			pr.Score = m.Mu
+			pr.Score = m.Fallback(-1)
 		}
 		if o.Clip {
 			pr.Score = m.Clip(pr.Score)

@@ -166,13 +166,18 @@ func (r *Result) fill(s Settings, secs float64) {
 func (r *Result) SolverModel() *solver.Model { return r.model }
 
 // Model returns the run as a model file (kind paper): the data's IDs (or
-// "1" … "n"), U, V, the rating range, this result (without its privacy
+// "1" … "n"), U, V, the rating range, the mean training rating, this result (without its privacy
 // report) as its settings, and the privacy report.
 func (r *Result) Model() (*model.Model, error) {
 	sm, d := r.model, r.data
 	settings := *r
 	settings.Privacy = nil
-	return model.FromSolver(sm, idList(d.Users, sm.Users), idList(d.Items, sm.Items), d.Min, d.Max, &settings, r.Privacy)
+	var sum float64
+	for t := range d.Train.All() {
+		sum += t.Value
+	}
+	mean := sum / float64(d.Train.Len())
+	return model.FromSolver(sm, idList(d.Users, sm.Users), idList(d.Items, sm.Items), d.Min, d.Max, mean, &settings, r.Privacy)
 }
 
 // idList returns the n IDs of ids, or "1" … "n" if ids is nil.

@@ -40,7 +40,8 @@ history ratings is unknown.
 
 Unknown users or items are an error (--unknown error, the default) or get a
 fallback (--unknown fallback): μ + the item's bias for an unknown user, μ +
-the user's bias for an unknown item, μ for both; they are counted on stderr.
+the user's bias for an unknown item, μ for both (a paper-mode model: its mean
+training rating in every case); they are counted on stderr.
 
 With a rating column (--columns user,item,rating) predict also prints, on
 stderr, RMSE and MAE over the rated pairs and precision/recall/NDCG/MAP@k
@@ -58,7 +59,7 @@ the user's --history).`,
 	f.StringVar(&fl.history, "history", "", "users' own ratings (user, item, rating per line): folds each user in locally for a user-level model; marks rated items for ranking")
 	f.StringVar(&fl.histColumns, "history-columns", "user,item,rating", "columns of --history (must include rating)")
 	f.BoolVar(&fl.clip, "clip", false, "clip predictions to the model's rating range")
-	f.StringVar(&fl.unknown, "unknown", "error", "unknown users or items: error or fallback (μ + item bias, μ + user bias, or μ)")
+	f.StringVar(&fl.unknown, "unknown", "error", "unknown users or items: error or fallback (μ + item bias, μ + user bias, or μ; paper models: the training mean)")
 	f.IntVar(&fl.k, "k", 10, "list length of the ranking metrics (with a rating column)")
 	f.Float64Var(&fl.threshold, "relevant", 4, "lowest rating that counts as relevant for the ranking metrics")
 	fl.out.register(cmd)

@@ -148,7 +148,7 @@ func TestPredictPaper(t *testing.T) {
 		}
 	}
 	j1, _ := m.Item("1")
-	if lines[3] != "7\tnosuch\t"+strconv.FormatFloat(m.Mu, 'g', -1, 64) || lines[4] != "nobody\t1\t"+strconv.FormatFloat(m.Fallback(j1), 'g', -1, 64) {
+	if m.Mean < 1 || m.Mean > 5 || lines[3] != "7\tnosuch\t"+strconv.FormatFloat(m.Mean, 'g', -1, 64) || lines[4] != "nobody\t1\t"+strconv.FormatFloat(m.Fallback(j1), 'g', -1, 64) {
 		t.Errorf("fallback lines %q", lines[3:])
 	}
 	// --clip keeps every prediction in the rating range.

@@ -41,8 +41,10 @@ import (
 type Report struct {
 	// Unit is "user" (user-level mode) or "rating" (paper mode).
 	Unit string `json:"unit"`
-	// Mechanism describes the noise, e.g. "huber(α=1, s=3.2)".
-	Mechanism string `json:"mechanism"`
+	// Mechanism describes the noise, e.g. "huber(α=1, s=3.2)", and
+	// Variance is its variance per coordinate, in squared rating units.
+	Mechanism string  `json:"mechanism"`
+	Variance  float64 `json:"noise_variance"`
 	// Guarantee is "user-level (ε, δ)-DP of the item factors V" when the
 	// totals are proved, else "none".
 	Guarantee string `json:"guarantee"`
@@ -88,7 +90,7 @@ func User(opts solver.Options, delta float64) (*Report, error) {
 	}
 	ul := opts.UserLevel
 	r := &Report{
-		Unit: "user", Mechanism: opts.Noise.String(), Sensitivity: sens, ReleasesPerUser: opts.Releases(), CoversGram: true,
+		Unit: "user", Mechanism: opts.Noise.String(), Variance: opts.Noise.Variance(), Sensitivity: sens, ReleasesPerUser: opts.Releases(), CoversGram: true,
 		SensitivitySource: fmt.Sprintf("derived (solver.UserLevelSensitivity): rank %d, at most k = %d ratings per user, user factors clipped to ‖u‖₂ ≤ C = %g, ratings clipped to c ± B = %g ± %g; L1 = k·((r+1)C²/2 + B√r·C), L2 = √k·√(C⁴ + B²C²)",
 			opts.Rank, ul.MaxUserRatings, ul.ClipNorm, ul.Center, ul.Bound),
 	}
@@ -120,7 +122,7 @@ func Paper(opts solver.Options, assumed float64, maxUserRatings int, delta float
 	}
 	perItem := opts.Releases()
 	r := &Report{
-		Unit: "rating", Mechanism: opts.Noise.String(), Guarantee: "none",
+		Unit: "rating", Mechanism: opts.Noise.String(), Variance: opts.Noise.Variance(), Guarantee: "none",
 		Sensitivity:       mechanism.Sensitivity{L1: assumed, L2: assumed},
 		SensitivitySource: fmt.Sprintf("assumed, not enforced: Δ₁ = Δ₂ = %g (the largest rating, as the paper)", assumed),
 		ReleasesPerUser:   perItem * max(maxUserRatings, 1),

@@ -3,6 +3,9 @@ package userdp
 import (
 	"math"
 
+	"github.com/dpmc/dpmc/internal/dense"
+	"github.com/dpmc/dpmc/metrics"
+
 	"github.com/dpmc/dpmc/ratings"
 )
 
@@ -51,41 +54,34 @@ func (res *Result) FoldInAll(train *ratings.Dataset) *Users {
 	return us
 }
 
-// Predict returns the prediction for dataset user i and column j,
-// clipped to the rating range: μ + b_j + b_i + u_iᵀv_j, with b_j the
-// tail bias and v_j zero for an item that was not released.
-func (us *Users) Predict(i, j int) float64 {
+// Score returns the unclipped prediction for dataset user i and column
+// j: μ + b_j + b_i + u_iᵀv_j (summed in that order, as model.Model.Predict
+// does), or μ + b_tail + b_i for an item that was not released.
+func (us *Users) Score(i, j int) float64 {
 	res := us.res
-	p := res.Mu + us.Bias[i]
-	if m := us.itemOf[j]; m < 0 {
-		p += res.TailBias
-	} else {
-		p += res.ItemBias[m]
+	if m := us.itemOf[j]; m >= 0 {
 		r := res.Rank
-		for k := range r {
-			p += us.U[i*r+k] * res.V[int(m)*r+k]
-		}
+		return res.Mu + res.ItemBias[m] + us.Bias[i] + dense.Dot(us.U[i*r:(i+1)*r], res.V[int(m)*r:int(m+1)*r])
 	}
-	return math.Min(math.Max(p, res.Min), res.Max)
+	return res.Mu + res.TailBias + us.Bias[i]
 }
 
-// Errors returns the RMSE and MAE of the predictions over the ratings of
-// test, whose rows and columns index the same users and items as the
-// training set given to FoldInAll.
+// Predict returns Score clipped to the rating range.
+func (us *Users) Predict(i, j int) float64 {
+	return math.Min(math.Max(us.Score(i, j), us.res.Min), us.res.Max)
+}
+
+// Errors returns the RMSE and MAE of the (clipped) predictions over the
+// ratings of test, whose rows and columns index the same users and items
+// as the training set given to FoldInAll.
 func (us *Users) Errors(test *ratings.Matrix) (rmse, mae float64) {
-	var se, ae float64
-	n := 0
-	for i := range test.Rows() {
-		items, vals := test.Row(i)
-		for p, j := range items {
-			d := us.Predict(i, int(j)) - vals[p]
-			se += d * d
-			ae += math.Abs(d)
-			n++
-		}
-	}
-	if n == 0 {
-		return math.NaN(), math.NaN()
-	}
-	return math.Sqrt(se / float64(n)), ae / float64(n)
+	return metrics.Errors(test, us)
+}
+
+// Evaluate returns the error and ranking metrics (package metrics) of the
+// users' predictions on test, ranking the items each user did not rate in
+// train by unclipped score; errors use clipped predictions.
+func (us *Users) Evaluate(train, test *ratings.Matrix, o metrics.Options) metrics.Result {
+	o.Ranking, o.Clip, o.ClipMin, o.ClipMax = true, true, us.res.Min, us.res.Max
+	return metrics.Evaluate(train, test, metrics.ScorerFunc(us.Score), o)
 }

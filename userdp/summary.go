@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dpmc/dpmc/metrics"
 	"github.com/dpmc/dpmc/ratings"
 )
 
@@ -54,6 +55,9 @@ type EvaluationSummary struct {
 	TestRMSEJSON            *float64 `json:"test_rmse"`
 	TestMAEJSON             *float64 `json:"test_mae"`
 	Seconds                 float64  `json:"seconds"`
+	// Test holds the error and ranking metrics on the test set (nil
+	// without one).
+	Test *metrics.Result `json:"test_metrics,omitempty"`
 }
 
 // Summarize evaluates res on its training set and, if test is not nil, a
@@ -80,7 +84,8 @@ func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data str
 	e.TestRMSE, e.TestMAE = math.NaN(), math.NaN()
 	if test != nil {
 		e.TestRatings = test.Ratings.Len()
-		e.TestRMSE, e.TestMAE = users.Errors(test.Ratings)
+		m := users.Evaluate(train.Ratings, test.Ratings, metrics.Options{})
+		e.TestRMSE, e.TestMAE, e.Test = m.RMSE, m.MAE, &m
 	}
 	num := func(x float64) *float64 {
 		if math.IsNaN(x) {
@@ -125,6 +130,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "            train RMSE %s, test RMSE %s, test MAE %s (predictions clipped to [%g, %g]; each user's bias and factor fitted from the user's own training ratings)\n",
 		f(e.TrainRMSE), f(e.TestRMSE), f(e.TestMAE), o.Min, o.Max)
+	if e.Test != nil && e.Test.Users > 0 {
+		t := e.Test
+		fmt.Fprintf(&b, "            ranking: precision@%d %s, recall@%d %s, NDCG@%d %s, MAP@%d %s over %d test users with a rating ≥ %g (ranking every item the user did not rate in training; conventions: package metrics)\n",
+			t.K, f(t.Precision), t.K, f(t.Recall), t.K, f(t.NDCG), t.K, f(t.MAP), t.Users, t.Threshold)
+	}
 	fmt.Fprintf(&b, "            time %.2f s\n", e.Seconds)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -19,6 +19,7 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/dpmc/dpmc/metrics"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/userdp"
 )
@@ -209,9 +210,6 @@ func meanRMSE(train, test *ratings.Matrix) float64 {
 		s += t.Value
 	}
 	m := s / float64(train.Len())
-	var se float64
-	for t := range test.All() {
-		se += (t.Value - m) * (t.Value - m)
-	}
-	return math.Sqrt(se / float64(test.Len()))
+	rmse, _ := metrics.Errors(test, metrics.ScorerFunc(func(int, int) float64 { return m }))
+	return rmse
 }

@@ -3,26 +3,20 @@ package main
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"runtime"
-	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/calibrate"
-	"github.com/dpmc/dpmc/huber"
-	"github.com/dpmc/dpmc/internal/atomicfile"
 	"github.com/dpmc/dpmc/internal/progress"
 	"github.com/dpmc/dpmc/mechanism"
-	"github.com/dpmc/dpmc/privacy"
+	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/synthetic"
+	"github.com/dpmc/dpmc/train"
 )
 
 // trainFlags are the flags of dpmc train.
@@ -125,7 +119,7 @@ paper's Algorithm 3 says ("paper").`,
 	f.BoolVar(&fl.clip, "clip", false, "clip predictions to the rating range before measuring error")
 	fl.seed.register(cmd)
 	f.BoolVar(&fl.json, "json", false, "print one JSON object instead of the summary")
-	f.StringVar(&fl.save, "save", "", "save the model (factors and IDs) as JSON to this file, atomically")
+	f.StringVar(&fl.save, "save", "", "save the model to this file, atomically (format dpmc-model version 2, docs/model-format.md; user mode: the release only, nothing per user)")
 	f.BoolVar(&fl.force, "force", false, "overwrite the --save file if it exists")
 	f.StringVar(&fl.privacy, "privacy", "paper", "privacy mode: paper (the paper's algorithms; no guarantee) or user (user-level DP of the item factors)")
 	f.Float64Var(&fl.epsilon, "epsilon", 0, "--privacy user: total user-level ε of everything released (required unless --mechanism none)")
@@ -138,14 +132,7 @@ paper's Algorithm 3 says ("paper").`,
 }
 
 // trainData is what train runs on.
-type trainData struct {
-	describe      string
-	train, test   *ratings.Matrix
-	users, items  *ratings.IDs // nil for synthetic data
-	min, max      float64
-	problem       *synthetic.Problem // nil for real data
-	syntheticSeed uint64
-}
+type trainData = train.Data
 
 func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 	changed := cmd.Flags().Changed
@@ -161,15 +148,7 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 			rand.Read(b[:])
 			seed = binary.LittleEndian.Uint64(b[:]) >> 1
 		}
-		p, err := synthetic.Generate(synthetic.Options{Rows: fl.rows, Cols: fl.cols, Rank: fl.rank, Observed: fl.observed, Seed: seed})
-		if err != nil {
-			return nil, err
-		}
-		return &trainData{
-			describe: fmt.Sprintf("synthetic %d × %d, rank %d, %.3g %% observed (%d ratings), data seed %d",
-				fl.rows, fl.cols, fl.rank, 100*fl.observed, p.Observed.Len(), seed),
-			train: p.Observed, min: synthetic.Min, max: synthetic.Max, problem: p, syntheticSeed: seed,
-		}, nil
+		return train.Synthetic(synthetic.Options{Rows: fl.rows, Cols: fl.cols, Rank: fl.rank, Observed: fl.observed, Seed: seed})
 	}
 	for _, name := range []string{"rows", "cols", "observed"} {
 		if changed(name) {
@@ -179,60 +158,27 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 	if fl.test != "" && changed("test-fraction") {
 		return nil, fmt.Errorf("give --test or --test-fraction, not both")
 	}
-	var opts ratings.Options
+	if fl.testFrac != 0 && !(fl.testFrac > 0 && fl.testFrac < 1) {
+		return nil, fmt.Errorf("--test-fraction = %v, want in (0, 1)", fl.testFrac)
+	}
+	f := train.Files{Train: fl.data, Test: fl.test, TestFraction: fl.testFrac}
+	f.Rand, _ = fl.seed.rand(cmd)
 	var err error
-	if opts.Format, err = ratings.ParseFormat(fl.format); err != nil {
+	if f.Ratings.Format, err = ratings.ParseFormat(fl.format); err != nil {
 		return nil, fmt.Errorf("--format: %w", err)
 	}
-	if opts.Header, err = ratings.ParseHeader(fl.header); err != nil {
+	if f.Ratings.Header, err = ratings.ParseHeader(fl.header); err != nil {
 		return nil, fmt.Errorf("--header: %w", err)
 	}
-	opts.Columns = fl.columns
+	f.Ratings.Columns = fl.columns
 	if fl.ratingRange != "" {
-		if opts.Min, opts.Max, err = ratings.ParseRange(fl.ratingRange); err != nil {
+		if f.Ratings.Min, f.Ratings.Max, err = ratings.ParseRange(fl.ratingRange); err != nil {
 			return nil, fmt.Errorf("--rating-range: %w", err)
 		}
 	}
-	var train, test *ratings.Dataset
-	var loaded ratings.Stats // of the file, before any split
-	switch {
-	case fl.test != "":
-		if train, test, err = ratings.LoadPair(fl.data, fl.test, opts); err != nil {
-			return nil, rangeHint(err, fl)
-		}
-		loaded = train.Stats
-	default:
-		if train, err = ratings.Load(fl.data, opts); err != nil {
-			return nil, rangeHint(err, fl)
-		}
-		loaded = train.Stats
-		if fl.testFrac != 0 {
-			if !(fl.testFrac > 0 && fl.testFrac < 1) {
-				return nil, fmt.Errorf("--test-fraction = %v, want in (0, 1)", fl.testFrac)
-			}
-			r, _ := fl.seed.rand(cmd)
-			if train, test, err = ratings.Split(train, fl.testFrac, r); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if train.Ratings.Len() == 0 {
-		return nil, fmt.Errorf("%s: no training ratings", fl.data)
-	}
-	d := &trainData{
-		describe: fmt.Sprintf("%s (format %s: %s, ratings in [%g, %g]), %d users × %d items, %d training ratings",
-			train.Source, train.Format, train.FormatReason, train.Min, train.Max, train.Ratings.Rows(), train.Ratings.Cols(), train.Ratings.Len()),
-		train: train.Ratings, users: train.Users, items: train.Items, min: train.Min, max: train.Max,
-	}
-	if loaded.Zeros > 0 || loaded.Averaged > 0 {
-		d.describe += fmt.Sprintf(" (file: %d 'not rated' zeros dropped, %d duplicate pairs averaged)", loaded.Zeros, loaded.Averaged)
-	}
-	if test != nil {
-		d.test = test.Ratings
-		d.describe += fmt.Sprintf(", %d test ratings", test.Ratings.Len())
-		if test.Stats.Cold > 0 {
-			d.describe += fmt.Sprintf(" (%d dropped: user or item unseen in training)", test.Stats.Cold)
-		}
+	d, err := train.Load(f)
+	if err != nil {
+		return nil, rangeHint(err, fl)
 	}
 	return d, nil
 }
@@ -314,10 +260,7 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	}
 	threshold := fl.threshold
 	if threshold == 0 {
-		threshold = huber.PaperAlpha
-		if h, ok := noise.(*huber.Mechanism); ok {
-			threshold = h.Alpha()
-		}
+		threshold = train.DefaultThreshold(noise)
 	}
 	if err := checkOutput(fl.save, fl.force); err != nil {
 		return fmt.Errorf("--save: %w", err)
@@ -326,235 +269,44 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := checkRank(fl.rank, data.train.Rows(), data.train.Cols(), fl.workers); err != nil {
+	if err := checkRank(fl.rank, data.Train.Rows(), data.Train.Cols(), fl.workers); err != nil {
 		return err
 	}
 	_, seeded := fl.seed.rand(cmd)
-	workers := fl.workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	opts := solver.Options{
 		Algorithm: algo, Rank: fl.rank, Lambda: fl.lambda, LambdaScale: lambdaScale, Iters: fl.iters,
 		IRLSIters: fl.irlsIters, Threshold: threshold, Init: init, Noise: noise,
-		Seed: fl.seed.seed, Seeded: seeded, Workers: workers,
+		Seed: fl.seed.seed, Seeded: seeded, Workers: fl.workers,
 	}
 	if seeded && noise != nil {
 		fmt.Fprintln(stderr, seededWarning)
 	}
-	prog := progress.New(stderr, "sweep")
-	opts.Progress = prog.Update
-	start := time.Now()
-	model, err := solver.Train(cmd.Context(), data.train, opts)
+	opts.Progress = progress.New(stderr, "sweep").Update
+	run, err := train.Paper(cmd.Context(), data, opts, train.Settings{Clip: fl.clip, Delta: fl.delta})
 	if err != nil {
 		return err
 	}
-	secs := time.Since(start).Seconds()
-	// The report comes after training, which has validated the options.
-	var report *privacy.Report
-	if noise != nil {
-		if report, err = privacy.Paper(opts, math.Max(math.Abs(data.min), math.Abs(data.max)), maxRowLen(data.train), fl.delta); err != nil {
-			return err
-		}
-	}
-
-	res := newTrainResult(fl, &opts, data, model, noise, secs)
-	res.Privacy = report
 	// Print first, so that a failing save never costs the summary.
-	out := cmd.OutOrStdout()
 	if fl.json {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(res)
+		err = run.WriteJSON(cmd.OutOrStdout())
 	} else {
-		err = writeTrainSummary(out, res, data, &opts)
+		err = run.WriteText(cmd.OutOrStdout())
 	}
 	if err != nil {
 		return err
 	}
 	if fl.save != "" {
-		if err := atomicfile.Write(fl.save, fl.force, func(w io.Writer) error { return saveModel(w, res, data, model) }); err != nil {
+		m, err := run.Model()
+		if err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
+		if err := m.Save(fl.save, fl.force); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		fmt.Fprintf(stderr, "dpmc: wrote the model (format %s version %d, paper mode: every user's factor, no privacy guarantee) to %s\n", model.Format, model.Version, fl.save)
 	}
 	return nil
 }
 
-// trainResult is the JSON output of train.
-type trainResult struct {
-	Algo          string          `json:"algo"`
-	Mechanism     string          `json:"mechanism"`
-	Noise         string          `json:"noise"`
-	Variance      *float64        `json:"variance"`
-	Rank          int             `json:"rank"`
-	Lambda        float64         `json:"lambda"`
-	Iters         int             `json:"iters"`
-	IRLSIters     *int            `json:"irls_iters"`
-	IRLSThreshold *float64        `json:"irls_threshold"`
-	Init          *string         `json:"init"`
-	Users         int             `json:"users"`
-	Items         int             `json:"items"`
-	TrainRatings  int             `json:"train_ratings"`
-	TestRatings   int             `json:"test_ratings"`
-	TrainRMSE     float64         `json:"train_rmse"`
-	TestRMSE      *float64        `json:"test_rmse"`
-	TestMAE       *float64        `json:"test_mae"`
-	FullRMSE      *float64        `json:"full_rmse"`
-	Clipped       bool            `json:"clipped"`
-	Seconds       float64         `json:"seconds"`
-	Workers       int             `json:"workers"`
-	Seed          *uint64         `json:"seed"`
-	DataSeed      *uint64         `json:"data_seed,omitempty"`
-	Data          string          `json:"data"`
-	Privacy       *privacy.Report `json:"privacy"`
-	PrivacyMode   string          `json:"privacy_mode"`
-}
-
-func ptr[T any](v T) *T { return &v }
-
-func newTrainResult(fl *trainFlags, o *solver.Options, d *trainData, m *solver.Model, noise mechanism.Mechanism, secs float64) *trainResult {
-	clip := solver.Clip{Min: d.min, Max: d.max, On: fl.clip}
-	res := &trainResult{
-		Algo: o.Algorithm.String(), Mechanism: calibrate.None, Noise: calibrate.None, Rank: o.Rank, Lambda: o.Lambda, Iters: o.Iters,
-		Users: d.train.Rows(), Items: d.train.Cols(), TrainRatings: d.train.Len(), Clipped: fl.clip,
-		Seconds: math.Round(secs*1000) / 1000, Workers: o.Workers, Data: d.describe,
-	}
-	if o.Algorithm == solver.IRLS {
-		res.IRLSIters, res.IRLSThreshold, res.Init = ptr(o.IRLSIters), ptr(o.Threshold), ptr(o.Init.String())
-	}
-	if o.Seeded {
-		res.Seed = ptr(o.Seed)
-	}
-	if d.problem != nil {
-		res.DataSeed = ptr(d.syntheticSeed)
-		res.FullRMSE = ptr(d.problem.FullRMSE(clippedModel{m, clip}))
-	}
-	res.TrainRMSE, _ = m.Errors(d.train, clip)
-	if d.test != nil {
-		res.TestRatings = d.test.Len()
-		if d.test.Len() > 0 {
-			rmse, mae := m.Errors(d.test, clip)
-			res.TestRMSE, res.TestMAE = &rmse, &mae
-		}
-	}
-	if noise != nil {
-		res.Mechanism, res.Noise, res.Variance = noise.Name(), noise.String(), ptr(noise.Variance())
-	}
-	res.PrivacyMode = fl.privacy
-	return res
-}
-
 // maxRowLen is the largest number of ratings of one user.
-func maxRowLen(m *ratings.Matrix) int {
-	n := 0
-	for i := range m.Rows() {
-		items, _ := m.Row(i)
-		n = max(n, len(items))
-	}
-	return n
-}
-
-// clippedModel predicts with clipping applied.
-type clippedModel struct {
-	m    *solver.Model
-	clip solver.Clip
-}
-
-func (c clippedModel) Predict(i, j int) float64 { return c.clip.Apply(c.m.Predict(i, j)) }
-
-func fmtOpt(v *float64) string {
-	if v == nil {
-		return "—"
-	}
-	return strconv.FormatFloat(*v, 'f', 4, 64)
-}
-
-func writeTrainSummary(w io.Writer, r *trainResult, d *trainData, o *solver.Options) error {
-	fmt.Fprintf(w, "data:       %s\n", d.describe)
-	algo := fmt.Sprintf("%s, rank %d, λ = %g, T = %d sweeps", r.Algo, r.Rank, r.Lambda, r.Iters)
-	if o.Algorithm == solver.IRLS {
-		algo += fmt.Sprintf(", K = %d inner iterations, threshold c = %g, init %s", o.IRLSIters, o.Threshold, o.Init)
-	}
-	fmt.Fprintf(w, "algorithm:  %s, %d workers\n", algo, r.Workers)
-	if r.Privacy == nil {
-		fmt.Fprintf(w, "noise:      none (non-private baseline)\n")
-	} else {
-		writePrivacy(w, r, o)
-	}
-	clip := ""
-	if r.Clipped {
-		clip = " (predictions clipped to the rating range)"
-	}
-	fmt.Fprintf(w, "error:      train RMSE %.4f, test RMSE %s, test MAE %s, full RMSE %s%s\n",
-		r.TrainRMSE, fmtOpt(r.TestRMSE), fmtOpt(r.TestMAE), fmtOpt(r.FullRMSE), clip)
-	_, err := fmt.Fprintf(w, "time:       %.2f s\n", r.Seconds)
-	return err
-}
-
-// writePrivacy prints the privacy report in a few lines.
-func writePrivacy(w io.Writer, r *trainResult, o *solver.Options) {
-	p := r.Privacy
-	where := "the right-hand side of every item update"
-	if p.CoversGram {
-		where = "the Gram matrix and the right-hand side of every item update"
-	}
-	fmt.Fprintf(w, "noise:      %s, variance %.4g, on %s\n", r.Noise, *r.Variance, where)
-	per := "n/a"
-	if p.PerReleaseEpsilon != nil {
-		per = fmt.Sprintf("ε = %.4g", *p.PerReleaseEpsilon)
-		if p.PerReleaseDelta > 0 {
-			per += fmt.Sprintf(", δ = %.3g", p.PerReleaseDelta)
-		}
-	}
-	total := "n/a"
-	if p.TotalEpsilon != nil {
-		total = fmt.Sprintf("ε = %.4g, δ = %.3g (%s accountant)", *p.TotalEpsilon, *p.TotalDelta, p.Accountant)
-	}
-	if p.Guarantee == "none" {
-		fmt.Fprintf(w, "privacy:    NONE proved for the model (unit: %s)\n", p.Unit)
-	} else {
-		fmt.Fprintf(w, "privacy:    %s\n", p.Guarantee)
-	}
-	fmt.Fprintf(w, "            sensitivity per release Δ₁ = %.4g, Δ₂ = %.4g: %s\n", p.Sensitivity.L1, p.Sensitivity.L2, p.SensitivitySource)
-	fmt.Fprintf(w, "            per release %s; %d releases touch one user\n", per, p.ReleasesPerUser)
-	if p.Guarantee == "none" {
-		fmt.Fprintf(w, "            composed (NOT a guarantee): %s\n", total)
-	} else {
-		fmt.Fprintf(w, "            total: %s\n", total)
-	}
-	for _, n := range p.Notes {
-		fmt.Fprintf(w, "            - %s\n", n)
-	}
-}
-
-// savedModel is the --save file.
-type savedModel struct {
-	Format string       `json:"format"`
-	Result *trainResult `json:"result"`
-	Users  []string     `json:"users"`
-	Items  []string     `json:"items"`
-	// Offset is added to every prediction u_iᵀv_j (the rating centre in
-	// user-level mode, else 0).
-	Offset float64     `json:"offset"`
-	U      [][]float64 `json:"u"`
-	V      [][]float64 `json:"v"`
-}
-
-func saveModel(w io.Writer, r *trainResult, d *trainData, m *solver.Model) error {
-	s := savedModel{Format: "dpmc-model-v1", Result: r, Offset: m.Offset, U: make([][]float64, m.Users), V: make([][]float64, m.Items)}
-	id := func(ids *ratings.IDs, i int) string {
-		if ids == nil {
-			return strconv.Itoa(i)
-		}
-		return ids.ID(i)
-	}
-	s.Users = make([]string, m.Users)
-	for i := range m.Users {
-		s.Users[i], s.U[i] = id(d.users, i), m.UserFactor(i)
-	}
-	s.Items = make([]string, m.Items)
-	for j := range m.Items {
-		s.Items[j], s.V[j] = id(d.items, j), m.ItemFactor(j)
-	}
-	return json.NewEncoder(w).Encode(s)
-}
+func maxRowLen(m *ratings.Matrix) int { return train.MaxRowLen(m) }

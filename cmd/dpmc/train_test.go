@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/dpmc/dpmc/model"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,19 +89,14 @@ func TestTrainOnFileWithTestFraction(t *testing.T) {
 }
 
 func TestTrainSave(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "model.json")
+	path := filepath.Join(t.TempDir(), "model.dpmc")
 	args := append(small, "--seed", "4", "--save", path)
 	if _, stderr, code := dpmc(t, args...); code != 0 {
 		t.Fatal(stderr)
 	}
-	var m struct {
-		Format string      `json:"format"`
-		Users  []string    `json:"users"`
-		U      [][]float64 `json:"u"`
-	}
-	b, _ := os.ReadFile(path)
-	if err := json.Unmarshal(b, &m); err != nil || m.Format != "dpmc-model-v1" || len(m.Users) != 60 || len(m.U) != 60 || len(m.U[0]) != 3 {
-		t.Errorf("saved model: %v, format %q, %d users", err, m.Format, len(m.Users))
+	m, err := model.Load(path)
+	if err != nil || m.Kind != model.Paper || len(m.UserIDs) != 60 || len(m.U) != 60*3 || m.Rank != 3 {
+		t.Fatalf("saved model: %v", err)
 	}
 	if _, stderr, code := dpmc(t, args...); code != 1 || !strings.Contains(stderr, "--force") {
 		t.Errorf("second save without --force: exit %d, %q", code, stderr)
@@ -239,7 +235,7 @@ func TestTrainUserLevel(t *testing.T) {
 // bad output path is refused before training.
 func TestTrainUserSave(t *testing.T) {
 	dir := t.TempDir()
-	rel, users := filepath.Join(dir, "model.json"), filepath.Join(dir, "users.jsonl")
+	rel, users := filepath.Join(dir, "model.dpmc"), filepath.Join(dir, "users.jsonl")
 	args := append(userSmall[:len(userSmall):len(userSmall)], "--privacy", "user", "--epsilon", "50", "--seed", "1", "--save", rel, "--save-users", users)
 	out, stderr, code := dpmc(t, args...)
 	if code != 0 {
@@ -248,23 +244,12 @@ func TestTrainUserSave(t *testing.T) {
 	if !strings.Contains(out, "evaluation only") {
 		t.Errorf("summary missing: %q", out)
 	}
-	b, err := os.ReadFile(rel)
+	m, err := model.Load(rel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"users", "u", "user_bias", "user_ids"} {
-		if _, ok := m[k]; ok {
-			t.Errorf("release has per-user field %q", k)
-		}
-	}
-	for k, v := range m {
-		if arr, ok := v.([]any); ok && len(arr) == 300 {
-			t.Errorf("release field %q has one entry per user", k)
-		}
+	if m.Kind != model.UserLevel || m.UserIDs != nil || m.U != nil || len(m.Privacy) == 0 {
+		t.Errorf("release: kind %q, %d user IDs, %d user factors, privacy %q", m.Kind, len(m.UserIDs), len(m.U), m.Privacy)
 	}
 	ub, err := os.ReadFile(users)
 	if err != nil || strings.Count(string(ub), "\n") != 300 || !strings.Contains(string(ub), "not private") {

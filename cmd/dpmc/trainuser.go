@@ -9,9 +9,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/internal/atomicfile"
+	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/solver"
-	"github.com/dpmc/dpmc/synthetic"
+	"github.com/dpmc/dpmc/train"
 	"github.com/dpmc/dpmc/userdp"
 )
 
@@ -180,51 +181,23 @@ func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64) (
 
 // realisticData generates the --synthetic realistic data set and its
 // 80/20 (or --test-fraction) split.
-func realisticData(cmd *cobra.Command, fl *trainFlags) (train, test *ratings.Dataset, describe string, err error) {
+func realisticData(cmd *cobra.Command, fl *trainFlags) (tr, te *ratings.Dataset, describe string, err error) {
 	if fl.data != "" {
 		return nil, nil, "", fmt.Errorf("--synthetic applies only without --data")
 	}
 	if fl.user.users < 10 || fl.user.users > 1_000_000 {
 		return nil, nil, "", fmt.Errorf("--users = %d, want in [10, 1000000]", fl.user.users)
 	}
-	r, seeded := fl.seed.rand(cmd)
-	seed := r.Uint64() >> 1
-	g := synthetic.DefaultRealistic(fl.user.users, seed)
-	d, err := g.Generate()
-	if err != nil {
-		return nil, nil, "", err
-	}
 	frac := 0.2
 	if cmd.Flags().Changed("test-fraction") {
 		frac = fl.testFrac
 	}
-	train, test, err = ratings.Split(d, frac, r)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	describe = fmt.Sprintf("synthetic realistic (MovieLens-1M-shaped) %d users × %d items, rank %d, data seed %d, %d training and %d test ratings",
-		g.Users, g.Items, g.Rank, seed, train.Ratings.Len(), test.Ratings.Len())
-	if !seeded {
+	r, seeded := fl.seed.rand(cmd)
+	tr, te, describe, err = train.Realistic(fl.user.users, frac, r)
+	if err == nil && !seeded {
 		describe += " (data seed drawn at random)"
 	}
-	return train, test, describe, nil
-}
-
-// datasets wraps loaded training data as userdp wants it: matrices with
-// external IDs (numbered from 1 for the paper's synthetic problem).
-func datasets(d *trainData) (train, test *ratings.Dataset) {
-	users, items := d.users, d.items
-	if users == nil {
-		users = ratings.NumberedIDs(d.train.Rows(), 1)
-	}
-	if items == nil {
-		items = ratings.NumberedIDs(d.train.Cols(), 1)
-	}
-	train = &ratings.Dataset{Ratings: d.train, Users: users, Items: items, Min: d.min, Max: d.max}
-	if d.test != nil {
-		test = &ratings.Dataset{Ratings: d.test, Users: users, Items: items, Min: d.min, Max: d.max}
-	}
-	return train, test
+	return tr, te, describe, err
 }
 
 // runTrainUser is dpmc train --privacy user.
@@ -246,8 +219,8 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		if err != nil {
 			return err
 		}
-		train, test = datasets(d)
-		describe = d.describe
+		train, test = d.Datasets()
+		describe = d.Describe
 	default:
 		return fmt.Errorf("--synthetic %q: want realistic (or leave it out)", fl.user.synthetic)
 	}
@@ -276,7 +249,11 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		return err
 	}
 	if fl.save != "" {
-		if err := atomicfile.Write(fl.save, fl.force, res.WriteRelease); err != nil {
+		m, err := model.FromUserLevel(res, opts)
+		if err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		if err := m.Save(fl.save, fl.force); err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
 		fmt.Fprintf(stderr, "dpmc: wrote the release (what the privacy report covers, nothing per user) to %s\n", fl.save)

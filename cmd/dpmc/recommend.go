@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpmc/dpmc/model"
+)
+
+// recommendFlags are the flags of dpmc recommend.
+type recommendFlags struct {
+	model, user          string
+	history, histColumns string
+	k                    int
+	includeRated, json   bool
+}
+
+func newRecommendCmd() *cobra.Command {
+	var fl recommendFlags
+	cmd := &cobra.Command{
+		Use:   "recommend",
+		Short: "Recommend the top k items for one user with a saved model",
+		Long: `recommend prints the k items with the highest predicted rating for one user,
+best first, with their scores (unclipped predictions), leaving out the items
+the user has rated.
+
+A paper-mode model holds its users: --user ID picks one. It does not record
+which items a user rated; give them with --history to exclude them.
+
+A user-level private model holds no user (the billboard model): give the
+user's own ratings with --history FILE (user, item, rating per line; if the
+file holds several users, --user picks one). The user's bias and factor are
+computed here from the released model and those ratings; the ratings never
+leave this command.`,
+		Example: `  dpmc recommend --model paper.dpmc --user 17 -k 10
+  dpmc recommend --model private.dpmc --history my-ratings.tsv -k 10 --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRecommend(cmd, &fl) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&fl.model, "model", "", "model file written by dpmc train --save (required)")
+	f.StringVar(&fl.user, "user", "", "user ID (a paper model's user; with --history, which of its users)")
+	f.StringVar(&fl.history, "history", "", "the user's own ratings (user, item, rating per line): required for a user-level model")
+	f.StringVar(&fl.histColumns, "history-columns", "user,item,rating", "columns of --history (must include rating)")
+	f.IntVarP(&fl.k, "k", "k", 10, "number of items to recommend")
+	f.BoolVar(&fl.includeRated, "include-rated", false, "keep the --history items among the candidates")
+	f.BoolVar(&fl.json, "json", false, `print {"recommendations": [{"item": ID, "score": s}, ...], ...} instead of lines`)
+	return cmd
+}
+
+func runRecommend(cmd *cobra.Command, fl *recommendFlags) error {
+	if fl.model == "" {
+		return fmt.Errorf("recommend needs --model")
+	}
+	if fl.k < 1 {
+		return fmt.Errorf("-k = %d, want ≥ 1", fl.k)
+	}
+	m, err := model.Load(fl.model)
+	if err != nil {
+		return fmt.Errorf("--model: %w", err)
+	}
+	hs, err := loadHistories(fl.history, fl.histColumns)
+	if err != nil {
+		return err
+	}
+	req := model.Request{User: fl.user, K: fl.k, IncludeRated: fl.includeRated}
+	switch {
+	case hs == nil && fl.user == "":
+		return fmt.Errorf("give --user ID (a paper model) or --history FILE (the user's own ratings)")
+	case hs != nil && fl.user == "":
+		if len(hs) != 1 {
+			return fmt.Errorf("--history %s holds %d users: pick one with --user", fl.history, len(hs))
+		}
+		for id, h := range hs {
+			req.User, req.History = id, &h
+		}
+	case hs != nil:
+		h, ok := hs[fl.user]
+		if !ok {
+			return fmt.Errorf("--history %s has no rating of user %s", fl.history, fl.user)
+		}
+		req.History = &h
+	}
+	rec, err := m.RecommendUser(req)
+	if err != nil {
+		return err
+	}
+	if fl.json {
+		return rec.WriteJSON(cmd.OutOrStdout())
+	}
+	return rec.WriteText(cmd.OutOrStdout())
+}

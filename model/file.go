@@ -1,0 +1,546 @@
+package model
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/dpmc/dpmc/internal/atomicfile"
+)
+
+// Format and Version name the file format Write writes and Read reads.
+const (
+	Format  = "dpmc-model"
+	Version = 2
+)
+
+// magic opens every model file.
+const magic = "dpmc-mdl"
+
+// preamble is the magic, the version and the header length.
+const preambleSize = 16
+
+// Limits of what Read accepts, so that a corrupt header cannot make it
+// allocate without bound.
+const (
+	maxHeader = 64 << 20
+	maxRank   = 1 << 12
+	maxRows   = 1 << 31
+)
+
+// ErrVersion is wrapped by the error Read returns for a file of another
+// format version (an older dpmc's JSON model, or a newer dpmc's file).
+var ErrVersion = errors.New("unsupported model format version")
+
+// ErrCorrupt is wrapped by the error Read returns for a file that is not
+// a well-formed model: truncated, trailing bytes, a bad checksum or an
+// inconsistent header.
+var ErrCorrupt = errors.New("corrupt model file")
+
+// header is the JSON header of a model file; docs/model-format.md
+// documents every field.
+type header struct {
+	Format     string          `json:"format"`
+	Version    int             `json:"version"`
+	Kind       Kind            `json:"kind"`
+	Released   string          `json:"released"`
+	Prediction string          `json:"prediction"`
+	RatingMin  float64         `json:"rating_min"`
+	RatingMax  float64         `json:"rating_max"`
+	Mu         float64         `json:"mu"`
+	Mean       float64         `json:"mean,omitempty"`
+	TailBias   float64         `json:"tail_bias,omitempty"`
+	Rank       int             `json:"rank"`
+	Items      int             `json:"items"`
+	Users      int             `json:"users"`
+	FoldIn     *FoldInRidges   `json:"fold_in,omitempty"`
+	Settings   json.RawMessage `json:"settings,omitempty"`
+	Privacy    json.RawMessage `json:"privacy,omitempty"`
+	Arrays     []array         `json:"arrays"`
+	DataBytes  int64           `json:"data_bytes"`
+	DataCRC32C uint32          `json:"data_crc32c"`
+}
+
+// array describes one array of the data section.
+type array struct {
+	Name string `json:"name"`
+	// Type is "f8" (little-endian IEEE-754 float64) or "lines" (UTF-8
+	// IDs, each followed by "\n").
+	Type   string `json:"type"`
+	Shape  []int  `json:"shape"`
+	Offset int64  `json:"offset"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// predictionRule is the header's "prediction" field.
+const predictionRule = "mu + item_bias[j] + user_bias + dot(user_factor, v[j]); user_bias and user_factor are row i of u (bias 0) in a paper model, and come from fold_in on the user's own ratings in a user model"
+
+// section is one array in memory, for writing.
+type section struct {
+	a   array
+	f8  []float64
+	ids []string
+}
+
+// sections lists m's arrays in file order.
+func (m *Model) sections() []section {
+	n, r := len(m.ItemIDs), m.Rank
+	s := []section{
+		{a: array{Name: "item_ids", Type: "lines", Shape: []int{n}}, ids: m.ItemIDs},
+		{a: array{Name: "item_bias", Type: "f8", Shape: []int{n}}, f8: m.ItemBias},
+		{a: array{Name: "v", Type: "f8", Shape: []int{n, r}}, f8: m.V},
+	}
+	if m.Kind == UserLevel {
+		s = append(s, section{a: array{Name: "noisy_counts", Type: "f8", Shape: []int{n}}, f8: m.Counts})
+	} else {
+		u := len(m.UserIDs)
+		s = append(s,
+			section{a: array{Name: "user_ids", Type: "lines", Shape: []int{u}}, ids: m.UserIDs},
+			section{a: array{Name: "u", Type: "f8", Shape: []int{u, r}}, f8: m.U})
+	}
+	return s
+}
+
+// check reports the first inconsistency of m. If m has not been indexed
+// yet, the ID maps it builds become m's index.
+func (m *Model) check() error {
+	var users map[string]int
+	var err error
+	switch m.Kind {
+	case UserLevel:
+		if m.Ridges == nil {
+			return errors.New("a user-level model needs its fold-in ridges")
+		}
+		if m.UserIDs != nil || m.U != nil {
+			return errors.New("a user-level model holds no per-user data")
+		}
+		if len(m.Counts) != len(m.ItemIDs) {
+			return fmt.Errorf("%d noisy counts for %d items", len(m.Counts), len(m.ItemIDs))
+		}
+		for _, x := range []float64{m.Ridges.UserLambda, m.Ridges.UserLambdaPerRating, m.Ridges.UserBiasLambda} {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("fold-in ridge %v, want a finite number ≥ 0", x)
+			}
+		}
+	case Paper:
+		if m.Ridges != nil || m.Counts != nil {
+			return errors.New("a paper model has no fold-in ridges and no noisy counts")
+		}
+		if len(m.U) != len(m.UserIDs)*m.Rank {
+			return fmt.Errorf("u has %d entries, want %d users × rank %d", len(m.U), len(m.UserIDs), m.Rank)
+		}
+		if users, err = checkIDs("user", m.UserIDs); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("kind %q, want %q or %q", m.Kind, UserLevel, Paper)
+	}
+	if m.Rank < 0 || m.Rank > maxRank {
+		return fmt.Errorf("rank %d, want in [0, %d]", m.Rank, maxRank)
+	}
+	if !(m.Min < m.Max) || math.IsInf(m.Min, 0) || math.IsInf(m.Max, 0) {
+		return fmt.Errorf("rating range [%v, %v], want finite MIN < MAX", m.Min, m.Max)
+	}
+	if math.IsNaN(m.Mu) || math.IsInf(m.Mu, 0) || math.IsNaN(m.Mean) || math.IsInf(m.Mean, 0) || math.IsNaN(m.TailBias) || math.IsInf(m.TailBias, 0) {
+		return fmt.Errorf("mu = %v, mean = %v, tail bias = %v, want finite numbers", m.Mu, m.Mean, m.TailBias)
+	}
+	if m.Kind == Paper && m.TailBias != 0 {
+		return errors.New("a paper model has no tail bias")
+	}
+	if m.Kind == UserLevel && m.Mean != 0 {
+		return errors.New("a user-level model has no mean (its centre is mu)")
+	}
+	if len(m.ItemBias) != len(m.ItemIDs) || len(m.V) != len(m.ItemIDs)*m.Rank {
+		return fmt.Errorf("%d item biases and %d factor entries for %d items at rank %d", len(m.ItemBias), len(m.V), len(m.ItemIDs), m.Rank)
+	}
+	idx := m.itemsChecked
+	if idx == nil {
+		if idx, err = checkIDs("item", m.ItemIDs); err != nil {
+			return err
+		}
+	}
+	m.once.Do(func() { m.itemIdx = idx; m.userIdx = users })
+	for _, s := range m.sections() {
+		if m.floatsChecked {
+			break
+		}
+		if p := firstNonFinite(s.f8); p >= 0 {
+			return fmt.Errorf("%s[%d] = %v, want a finite number", s.a.Name, p, s.f8[p])
+		}
+	}
+	for _, raw := range []json.RawMessage{m.Settings, m.Privacy} {
+		if raw != nil && !json.Valid(raw) {
+			return errors.New("settings or privacy report is not valid JSON")
+		}
+	}
+	return nil
+}
+
+// checkIDs checks that ids are non-empty, newline-free and unique, and
+// returns their index.
+func checkIDs(what string, ids []string) (map[string]int, error) {
+	seen := make(map[string]int, len(ids))
+	for k, id := range ids {
+		if id == "" || strings.IndexByte(id, '\n') >= 0 || strings.IndexByte(id, '\r') >= 0 {
+			return nil, fmt.Errorf("%s ID %q: want a non-empty ID without a line break", what, id)
+		}
+		n := len(seen)
+		seen[id] = k // one map operation: the map is memory-bound
+		if len(seen) == n {
+			return nil, fmt.Errorf("%s ID %q appears twice", what, id)
+		}
+	}
+	return seen, nil
+}
+
+// firstNonFinite returns the index of the first NaN or infinity in x, or −1.
+func firstNonFinite(x []float64) int {
+	for p, v := range x {
+		if v-v != 0 {
+			return p
+		}
+	}
+	return -1
+}
+
+// Save writes m to path atomically (a reader never sees a half-written
+// file), refusing to replace an existing file unless overwrite is set.
+func (m *Model) Save(path string, overwrite bool) error {
+	if err := m.check(); err != nil {
+		return fmt.Errorf("model: save %s: %w", path, err)
+	}
+	return atomicfile.Write(path, overwrite, m.Write)
+}
+
+// Write writes m in the dpmc-model version 2 format (docs/model-format.md):
+// a 16-byte preamble, the JSON header, zero padding to a multiple of 8
+// bytes, then the arrays, each starting at a multiple of 8 bytes.
+func (m *Model) Write(w io.Writer) error {
+	if err := m.check(); err != nil {
+		return fmt.Errorf("model: write: %w", err)
+	}
+	secs := m.sections()
+	h := header{
+		Format: Format, Version: Version, Kind: m.Kind, Released: m.Released, Prediction: predictionRule,
+		RatingMin: m.Min, RatingMax: m.Max, Mu: m.Mu, Mean: m.Mean, TailBias: m.TailBias, Rank: m.Rank, Items: len(m.ItemIDs), Users: len(m.UserIDs),
+		FoldIn: m.Ridges, Settings: compact(m.Settings), Privacy: compact(m.Privacy),
+	}
+	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	var off int64
+	for i := range secs {
+		s := &secs[i]
+		s.a.Offset = off
+		n, err := writeSection(crc, s)
+		if err != nil {
+			return err
+		}
+		s.a.Bytes = n
+		off += pad8(n)
+		crc.Write(make([]byte, pad8(n)-n))
+		h.Arrays = append(h.Arrays, s.a)
+	}
+	h.DataBytes, h.DataCRC32C = off, crc.Sum32()
+	js, err := json.MarshalIndent(h, "", " ")
+	if err != nil {
+		return fmt.Errorf("model: write: %w", err)
+	}
+	js = append(js, '\n')
+	var pre [preambleSize]byte
+	copy(pre[:], magic)
+	binary.LittleEndian.PutUint32(pre[8:], Version)
+	binary.LittleEndian.PutUint32(pre[12:], uint32(len(js)))
+	if _, err := w.Write(pre[:]); err != nil {
+		return err
+	}
+	if _, err := w.Write(js); err != nil {
+		return err
+	}
+	hl := int64(preambleSize + len(js))
+	if _, err := w.Write(make([]byte, pad8(hl)-hl)); err != nil {
+		return err
+	}
+	for i := range secs {
+		n, err := writeSection(w, &secs[i])
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(make([]byte, pad8(n)-n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compact returns raw without insignificant space (nil stays nil).
+func compact(raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+func pad8(n int64) int64 { return (n + 7) &^ 7 }
+
+// writeSection writes one array's bytes and returns their count.
+func writeSection(w io.Writer, s *section) (int64, error) {
+	var n int64
+	if s.a.Type == "lines" {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		for _, id := range s.ids {
+			k, _ := bw.WriteString(id)
+			bw.WriteByte('\n')
+			n += int64(k) + 1
+		}
+		return n, bw.Flush()
+	}
+	buf := make([]byte, 0, 1<<16)
+	for p := 0; p < len(s.f8); {
+		buf = buf[:0]
+		for ; p < len(s.f8) && len(buf) < cap(buf); p++ {
+			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(s.f8[p]))
+		}
+		if _, err := w.Write(buf); err != nil {
+			return n, err
+		}
+		n += int64(len(buf))
+	}
+	return n, nil
+}
+
+// Load reads the model file at path. Errors wrap ErrVersion for a file of
+// another version (e.g. an older dpmc's JSON model) and ErrCorrupt for a
+// damaged one, and name the file.
+func Load(path string) (*Model, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	m, err := read(bufio.NewReaderSize(f, 1<<20), st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("model: %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// Read reads a model of exactly size bytes from r (size is the file's
+// length; it bounds every allocation before the data is read). Errors
+// wrap ErrVersion or ErrCorrupt.
+func Read(r io.Reader, size int64) (*Model, error) {
+	m, err := read(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return m, nil
+}
+
+func read(r io.Reader, size int64) (*Model, error) {
+	var pre [preambleSize]byte
+	if n, err := io.ReadFull(r, pre[:]); err != nil {
+		if n > 0 && pre[0] == '{' {
+			return nil, oldJSON()
+		}
+		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte preamble", ErrCorrupt, n, preambleSize)
+	}
+	if pre[0] == '{' {
+		return nil, oldJSON()
+	}
+	if string(pre[:8]) != magic {
+		return nil, fmt.Errorf("%w: not a dpmc model file (no %q magic)", ErrCorrupt, magic)
+	}
+	if v := binary.LittleEndian.Uint32(pre[8:]); v != Version {
+		return nil, fmt.Errorf("%w: format version %d, this dpmc reads version %d (a newer dpmc wrote it?)", ErrVersion, v, Version)
+	}
+	hl := int64(binary.LittleEndian.Uint32(pre[12:]))
+	if hl > maxHeader || preambleSize+hl > size {
+		return nil, fmt.Errorf("%w: header of %d bytes in a file of %d", ErrCorrupt, hl, size)
+	}
+	js := make([]byte, pad8(preambleSize+hl)-preambleSize)
+	if _, err := io.ReadFull(r, js); err != nil {
+		return nil, fmt.Errorf("%w: truncated header: %v", ErrCorrupt, err)
+	}
+	var h header
+	dec := json.NewDecoder(bytes.NewReader(js[:hl]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
+	}
+	if h.Format != Format || h.Version != Version {
+		return nil, fmt.Errorf("%w: header says format %q version %d, want %q version %d", ErrVersion, h.Format, h.Version, Format, Version)
+	}
+	if h.Kind != UserLevel && h.Kind != Paper {
+		return nil, fmt.Errorf("%w: kind %q, want %q or %q", ErrCorrupt, h.Kind, UserLevel, Paper)
+	}
+	if h.Kind == UserLevel && h.Users != 0 {
+		return nil, fmt.Errorf("%w: a user-level model declares %d users (it holds no per-user arrays)", ErrCorrupt, h.Users)
+	}
+	if pad8(preambleSize+hl)+h.DataBytes != size || h.DataBytes < 0 {
+		return nil, fmt.Errorf("%w: header declares %d data bytes, the file has %d (truncated or trailing bytes)", ErrCorrupt, h.DataBytes, size-pad8(preambleSize+hl))
+	}
+	if h.Rank < 0 || h.Rank > maxRank || h.Items < 0 || h.Items > maxRows || h.Users < 0 || h.Users > maxRows {
+		return nil, fmt.Errorf("%w: rank %d, %d items, %d users", ErrCorrupt, h.Rank, h.Items, h.Users)
+	}
+	m := &Model{Kind: h.Kind, Min: h.RatingMin, Max: h.RatingMax, Mu: h.Mu, Mean: h.Mean, TailBias: h.TailBias, Rank: h.Rank, Ridges: h.FoldIn,
+		Settings: compact(h.Settings), Privacy: compact(h.Privacy), Released: h.Released}
+	if h.Kind == Paper {
+		m.UserIDs, m.U = []string{}, []float64{}
+	} else {
+		m.Counts = []float64{}
+	}
+	// The arrays must be those of m's kind, in file order, contiguous.
+	want := m.sectionsFor(h.Items, h.Users)
+	if len(h.Arrays) != len(want) {
+		return nil, fmt.Errorf("%w: %d arrays, want %d for a %s model", ErrCorrupt, len(h.Arrays), len(want), h.Kind)
+	}
+	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	var off int64
+	var done chan error
+	var items map[string]int
+	for i, a := range h.Arrays {
+		w := want[i]
+		if a.Name != w.Name || a.Type != w.Type || !equalInts(a.Shape, w.Shape) || a.Offset != off || a.Bytes < 0 || off+pad8(a.Bytes) > h.DataBytes {
+			return nil, fmt.Errorf("%w: array %d is %q %s %v at %d (%d bytes), want %q %s %v at %d", ErrCorrupt, i, a.Name, a.Type, a.Shape, a.Offset, a.Bytes, w.Name, w.Type, w.Shape, off)
+		}
+		if err := m.readSection(r, crc, a); err != nil {
+			if done != nil {
+				<-done
+			}
+			return nil, err
+		}
+		off += pad8(a.Bytes)
+		if i == 0 {
+			// Index the item IDs while the arrays are read.
+			done = make(chan error, 1)
+			go func() {
+				var err error
+				items, err = checkIDs("item", m.ItemIDs)
+				done <- err
+			}()
+		}
+	}
+	if err := <-done; err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	m.itemsChecked, m.floatsChecked = items, true
+	defer func() { m.itemsChecked, m.floatsChecked = nil, false }()
+	if off != h.DataBytes {
+		return nil, fmt.Errorf("%w: arrays end at %d, data at %d", ErrCorrupt, off, h.DataBytes)
+	}
+	if got := crc.Sum32(); got != h.DataCRC32C {
+		return nil, fmt.Errorf("%w: data checksum %08x, header says %08x", ErrCorrupt, got, h.DataCRC32C)
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return m, nil
+}
+
+func oldJSON() error {
+	return fmt.Errorf("%w: a JSON model of format version 1 (dpmc-model-v1 or dpmc-release-v1) from an older dpmc; retrain with --save to write version %d", ErrVersion, Version)
+}
+
+// sectionsFor is the array list a model of m's kind with n items and u
+// users has.
+func (m *Model) sectionsFor(n, u int) []array {
+	r := m.Rank
+	a := []array{{Name: "item_ids", Type: "lines", Shape: []int{n}}, {Name: "item_bias", Type: "f8", Shape: []int{n}}, {Name: "v", Type: "f8", Shape: []int{n, r}}}
+	if m.Kind == Paper {
+		return append(a, array{Name: "user_ids", Type: "lines", Shape: []int{u}}, array{Name: "u", Type: "f8", Shape: []int{u, r}})
+	}
+	return append(a, array{Name: "noisy_counts", Type: "f8", Shape: []int{n}})
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// readSection reads array a (and its padding) into m.
+func (m *Model) readSection(r io.Reader, crc hash.Hash32, a array) error {
+	padded := pad8(a.Bytes)
+	if a.Type == "lines" {
+		buf := make([]byte, padded)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrCorrupt, a.Name, err)
+		}
+		crc.Write(buf)
+		text := buf[:a.Bytes]
+		if a.Shape[0] == 0 && len(text) == 0 {
+			m.setIDs(a.Name, []string{})
+			return nil
+		}
+		if len(text) == 0 || text[len(text)-1] != '\n' {
+			return fmt.Errorf("%w: %s does not end in a line break", ErrCorrupt, a.Name)
+		}
+		ids := strings.Split(string(text[:len(text)-1]), "\n")
+		if len(ids) != a.Shape[0] {
+			return fmt.Errorf("%w: %s has %d IDs, want %d", ErrCorrupt, a.Name, len(ids), a.Shape[0])
+		}
+		m.setIDs(a.Name, ids)
+		return nil
+	}
+	n := int64(1)
+	for _, d := range a.Shape {
+		n *= int64(d)
+	}
+	if n*8 != a.Bytes {
+		return fmt.Errorf("%w: %s: %d bytes for shape %v", ErrCorrupt, a.Name, a.Bytes, a.Shape)
+	}
+	dst := make([]float64, n)
+	if p, err := readFloats(r, crc, dst); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCorrupt, a.Name, err)
+	} else if p >= 0 {
+		return fmt.Errorf("%w: %s[%d] = %v, want a finite number", ErrCorrupt, a.Name, p, dst[p])
+	}
+	buf := make([]byte, 8)
+	if pad := padded - a.Bytes; pad > 0 {
+		b := buf[:pad]
+		if _, err := io.ReadFull(r, b); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrCorrupt, a.Name, err)
+		}
+		crc.Write(b)
+	}
+	switch a.Name {
+	case "item_bias":
+		m.ItemBias = dst
+	case "v":
+		m.V = dst
+	case "noisy_counts":
+		m.Counts = dst
+	case "u":
+		m.U = dst
+	}
+	return nil
+}
+
+func (m *Model) setIDs(name string, ids []string) {
+	if name == "item_ids" {
+		m.ItemIDs = ids
+	} else {
+		m.UserIDs = ids
+	}
+}

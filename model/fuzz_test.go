@@ -1,0 +1,72 @@
+package model
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+// FuzzLoad reads arbitrary bytes as a model file: it must never panic,
+// and whatever it accepts must be a consistent model that writes back to
+// the same bytes.
+func FuzzLoad(f *testing.F) {
+	var user, paper bytes.Buffer
+	if err := tiny().Write(&user); err != nil {
+		f.Fatal(err)
+	}
+	p := &Model{Kind: Paper, Min: 1, Max: 5, Rank: 2, ItemIDs: []string{"i1", "i2"}, ItemBias: []float64{0, 0}, V: []float64{1, 2, 3, 4},
+		UserIDs: []string{"u"}, U: []float64{0.5, -0.5}, Settings: []byte(`{"rank":2}`)}
+	if err := p.Write(&paper); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(user.Bytes())
+	f.Add(paper.Bytes())
+	f.Add(user.Bytes()[:40])
+	f.Add(paper.Bytes()[:len(paper.Bytes())-8])
+	f.Add([]byte(`{"format":"dpmc-release-v1"}`))
+	f.Add([]byte("dpmc-mdl\x02\x00\x00\x00\x02\x00\x00\x00{}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := Read(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		if err := m.check(); err != nil {
+			t.Fatalf("accepted an inconsistent model: %v", err)
+		}
+		var out bytes.Buffer
+		if err := m.Write(&out); err != nil {
+			t.Fatalf("cannot write back an accepted model: %v", err)
+		}
+		if _, err := Read(bytes.NewReader(out.Bytes()), int64(out.Len())); err != nil {
+			t.Fatalf("cannot read back: %v", err)
+		}
+	})
+}
+
+// FuzzReadPairs parses arbitrary text as a pairs file with a rating
+// column: no panic, and every pair it accepts has non-empty IDs and a
+// finite rating.
+func FuzzReadPairs(f *testing.F) {
+	for _, s := range []string{"user\titem\trating\n1\t2\t4\n", "1,2,3.5\n# c\n\n3 4 5\n", "a,b\n", "1\t2\tNaN\n", "1,2,0x1p2\n", "\x00", "u,i,4e0\r\n"} {
+		f.Add(s)
+	}
+	c, err := ParseColumns("user,item,rating")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ps, err := ReadPairs(strings.NewReader(s), "f", c)
+		if err != nil {
+			return
+		}
+		for _, p := range ps {
+			if p.User == "" || p.Item == "" || math.IsNaN(p.Rating) || math.IsInf(p.Rating, 0) {
+				t.Fatalf("accepted %+v", p)
+			}
+		}
+		if _, err := Histories(ps, "f"); err != nil && !strings.Contains(err.Error(), "already on line") {
+			t.Fatalf("Histories: %v", err)
+		}
+	})
+}

@@ -1,0 +1,460 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/rng"
+	"github.com/dpmc/dpmc/solver"
+	"github.com/dpmc/dpmc/userdp"
+)
+
+// split loads testdata/ratings.tsv (100 synthetic users) and splits it
+// 80/20 at a fixed seed.
+func split(t testing.TB) (train, test *ratings.Dataset) {
+	t.Helper()
+	d, err := ratings.Load("testdata/ratings.tsv", ratings.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test, err = ratings.Split(d, 0.2, rng.Seeded(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return train, test
+}
+
+// userLevel trains a seeded user-level model (rank 4) on train.
+func userLevel(t testing.TB, train *ratings.Dataset) (*userdp.Result, userdp.Options) {
+	t.Helper()
+	cat := make([]string, train.Items.Len())
+	for j := range cat {
+		cat[j] = train.Items.ID(j)
+	}
+	o := userdp.Defaults(5, 1e-6, train.Min, train.Max).WithCatalogue(cat).WithFactors(4, 2, 0.4)
+	o.Seeded, o.Seed = true, 9
+	res, err := userdp.Train(context.Background(), train, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.ItemIDs) < 100 || !slices.ContainsFunc(res.V, func(x float64) bool { return x != 0 }) {
+		t.Fatalf("%d items, factors all zero: the tests would not test them", len(res.ItemIDs))
+	}
+	return res, o
+}
+
+func saveLoad(t *testing.T, m *Model) (*Model, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.dpmc")
+	if err := m.Save(path, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, path
+}
+
+// Round trip of a user-level model: every field survives bit for bit, and
+// the loaded model's fold-in and predictions equal userdp's in-memory
+// evaluation (FoldInAll, Users.Predict) bit for bit, for every training
+// user and every test pair.
+func TestRoundTripUserLevel(t *testing.T) {
+	train, test := split(t)
+	res, o := userLevel(t, train)
+	m, err := FromUserLevel(res, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := saveLoad(t, m)
+	if got.Kind != UserLevel || got.Rank != 4 || got.Mu != res.Mu || got.Min != res.Min || got.Max != res.Max || *got.Ridges != *m.Ridges ||
+		!slices.Equal(got.ItemIDs, res.ItemIDs) || !bitsEqual(got.ItemBias, res.ItemBias) || !bitsEqual(got.V, res.V) || !bitsEqual(got.Counts, res.Counts) ||
+		got.UserIDs != nil || got.U != nil || !bytes.Equal(got.Settings, m.Settings) || !bytes.Equal(got.Privacy, m.Privacy) || got.Released != m.Released {
+		t.Fatalf("loaded model differs from the saved one")
+	}
+	if !strings.Contains(got.Released, "NOT private (seeded") {
+		t.Errorf("a seeded model's file says %q", got.Released)
+	}
+	var rep userdp.Report
+	if err := json.Unmarshal(got.Privacy, &rep); err != nil || rep.TotalEpsilon != res.Report.TotalEpsilon {
+		t.Errorf("privacy report: %v, total ε %v want %v", err, rep.TotalEpsilon, res.Report.TotalEpsilon)
+	}
+	users := res.FoldInAll(train)
+	r := res.Rank
+	for i := range train.Ratings.Rows() {
+		items, vals := train.Ratings.Row(i)
+		h := History{Items: make([]string, len(items)), Ratings: slices.Clone(vals)}
+		for p, j := range items {
+			h.Items[p] = train.Items.ID(int(j))
+		}
+		u, _, err := got.FoldIn(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bitsEqual(u.Factor, users.U[i*r:(i+1)*r]) || math.Float64bits(u.Bias) != math.Float64bits(users.Bias[i]) {
+			t.Fatalf("user %s: fold-in from the loaded model differs from FoldInAll", train.Users.ID(i))
+		}
+		titems, _ := test.Ratings.Row(i)
+		for _, j := range titems {
+			want := users.Predict(i, int(j))
+			var p float64
+			if k, ok := got.Item(test.Items.ID(int(j))); ok {
+				p = got.Clip(got.Predict(u, k))
+			} else {
+				p = got.Clip(got.FallbackItem(u))
+			}
+			if math.Float64bits(p) != math.Float64bits(want) {
+				t.Fatalf("user %d item %d: loaded model predicts %v, in-memory %v", i, j, p, want)
+			}
+		}
+	}
+}
+
+// Under private item selection the release has a tail bias for the items
+// it does not list: it survives the round trip bit for bit, and the loaded
+// model folds in and predicts unlisted items with it exactly as userdp's
+// in-memory evaluation does.
+func TestRoundTripTailBias(t *testing.T) {
+	train, test := split(t)
+	o := userdp.Defaults(50, 1e-6, train.Min, train.Max)
+	o.Seeded, o.Seed = true, 9
+	res, err := userdp.Train(context.Background(), train, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TailBias == 0 || len(res.ItemIDs) == train.Items.Len() {
+		t.Fatalf("tail bias %v with %d of %d items released: nothing to test", res.TailBias, len(res.ItemIDs), train.Items.Len())
+	}
+	m, err := FromUserLevel(res, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := saveLoad(t, m)
+	if math.Float64bits(got.TailBias) != math.Float64bits(res.TailBias) {
+		t.Fatalf("tail bias %v after the round trip, want %v", got.TailBias, res.TailBias)
+	}
+	users := res.FoldInAll(train)
+	unlisted := 0
+	for i := range train.Ratings.Rows() {
+		items, vals := train.Ratings.Row(i)
+		h := History{Items: make([]string, len(items)), Ratings: slices.Clone(vals)}
+		for p, j := range items {
+			h.Items[p] = train.Items.ID(int(j))
+		}
+		u, _, err := got.FoldIn(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Float64bits(u.Bias) != math.Float64bits(users.Bias[i]) {
+			t.Fatalf("user %s: fold-in bias %v, in-memory %v", train.Users.ID(i), u.Bias, users.Bias[i])
+		}
+		titems, _ := test.Ratings.Row(i)
+		for _, j := range titems {
+			p := got.Clip(got.FallbackItem(u))
+			if k, ok := got.Item(test.Items.ID(int(j))); ok {
+				p = got.Clip(got.Predict(u, k))
+			} else {
+				unlisted++
+			}
+			if want := users.Predict(i, int(j)); math.Float64bits(p) != math.Float64bits(want) {
+				t.Fatalf("user %d item %d: loaded model predicts %v, in-memory %v", i, j, p, want)
+			}
+		}
+	}
+	if unlisted == 0 {
+		t.Error("no test rating of an unlisted item: the tail was not exercised")
+	}
+}
+
+// Round trip of a paper model: predictions of the loaded model equal the
+// solver model's bit for bit.
+func TestRoundTripPaper(t *testing.T) {
+	train, _ := split(t)
+	sm, err := solver.Train(context.Background(), train.Ratings, solver.Options{Algorithm: solver.ALS, Rank: 3, Lambda: 0.5, Iters: 3, Seeded: true, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(x *ratings.IDs) []string {
+		s := make([]string, x.Len())
+		for i := range s {
+			s[i] = x.ID(i)
+		}
+		return s
+	}
+	m, err := FromSolver(sm, ids(train.Users), ids(train.Items), train.Min, train.Max, 3.5, map[string]any{"algo": "als"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := saveLoad(t, m)
+	if got.Kind != Paper || got.Privacy != nil || string(got.Settings) != `{"algo":"als"}` || got.Mean != 3.5 || got.Fallback(0) != 3.5 || got.Fallback(-1) != 3.5 {
+		t.Errorf("kind %q, privacy %s, settings %s", got.Kind, got.Privacy, got.Settings)
+	}
+	for i := range sm.Users {
+		u, err := got.UserAt(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k, ok := got.UserIndex(train.Users.ID(i)); !ok || k != i {
+			t.Fatalf("user %s at %d, %v", train.Users.ID(i), k, ok)
+		}
+		for j := range sm.Items {
+			if a, b := got.Predict(u, j), sm.Predict(i, j); math.Float64bits(a) != math.Float64bits(b) {
+				t.Fatalf("(%d, %d): loaded %v, solver %v", i, j, a, b)
+			}
+		}
+	}
+	if _, _, err := got.FoldIn(History{}); !errors.Is(err, ErrNoFoldIn) {
+		t.Errorf("FoldIn of a paper model: %v", err)
+	}
+}
+
+func bitsEqual(a, b []float64) bool {
+	return len(a) == len(b) && slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+}
+
+// A user-level model file holds nothing per user: no user array, users 0
+// in the header, and none of the training users' IDs (renamed to a
+// pattern no item ID has) anywhere in the file's bytes.
+func TestUserLevelFileHasNoPerUserData(t *testing.T) {
+	train, _ := split(t)
+	names := make([]string, train.Users.Len())
+	for i := range names {
+		names[i] = fmt.Sprintf("person-%d", i)
+	}
+	var err error
+	if train.Users, err = ratings.NewIDs(names); err != nil {
+		t.Fatal(err)
+	}
+	res, o := userLevel(t, train)
+	m, err := FromUserLevel(res, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, path := saveLoad(t, m)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("person-")) {
+		t.Error("the file holds a user ID")
+	}
+	h := readHeader(t, b)
+	if h.Users != 0 || h.Kind != UserLevel {
+		t.Errorf("header: %d users, kind %q", h.Users, h.Kind)
+	}
+	var names2 []string
+	for _, a := range h.Arrays {
+		names2 = append(names2, a.Name)
+		if a.Shape[0] != len(res.ItemIDs) {
+			t.Errorf("array %s has %d rows, want one per item (%d)", a.Name, a.Shape[0], len(res.ItemIDs))
+		}
+	}
+	if !slices.Equal(names2, []string{"item_ids", "item_bias", "v", "noisy_counts"}) {
+		t.Errorf("arrays %v", names2)
+	}
+	// A user-level model that carries users cannot be written.
+	bad := &Model{Kind: m.Kind, Min: m.Min, Max: m.Max, Mu: m.Mu, Rank: m.Rank, ItemIDs: m.ItemIDs, ItemBias: m.ItemBias, V: m.V,
+		Counts: m.Counts, Ridges: m.Ridges, UserIDs: []string{"x"}, U: make([]float64, m.Rank)}
+	if err := bad.Write(&bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "no per-user data") {
+		t.Errorf("writing a user-level model with users: %v", err)
+	}
+}
+
+func readHeader(t *testing.T, b []byte) header {
+	t.Helper()
+	n := binary.LittleEndian.Uint32(b[12:])
+	var h header
+	if err := json.Unmarshal(b[16:16+n], &h); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// tiny is a hand-made user-level model with 4 items of rank 1.
+func tiny() *Model {
+	return &Model{
+		Kind: UserLevel, Min: 1, Max: 5, Mu: 3, Rank: 1,
+		ItemIDs: []string{"a", "b", "c", "d"}, ItemBias: []float64{0, 0.5, 0.5, -1}, V: []float64{1, 0, 0, 2},
+		Counts: []float64{10, 20, 30, 5}, Ridges: &FoldInRidges{UserLambda: 1, UserBiasLambda: 1},
+	}
+}
+
+func TestWrongVersion(t *testing.T) {
+	var good bytes.Buffer
+	if err := tiny().Write(&good); err != nil {
+		t.Fatal(err)
+	}
+	future := bytes.Clone(good.Bytes())
+	binary.LittleEndian.PutUint32(future[8:], 3)
+	headerV := bytes.Replace(good.Bytes(), []byte(`"version": 2`), []byte(`"version": 7`), 1)
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"v1 model JSON", []byte(`{"format":"dpmc-model-v1","result":{}}`), "format version 1"},
+		{"v1 release JSON", []byte("{\n \"format\": \"dpmc-release-v1\"\n}\n"), "format version 1"},
+		{"future preamble", future, "format version 3, this dpmc reads version 2"},
+		{"future header", headerV, `version 7`},
+	} {
+		_, err := Read(bytes.NewReader(c.b), int64(len(c.b)))
+		if !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrVersion saying %q", c.name, err, c.want)
+		}
+	}
+	// Load names the file.
+	path := filepath.Join(t.TempDir(), "old.json")
+	os.WriteFile(path, []byte(`{"format":"dpmc-release-v1"}`), 0o644)
+	if _, err := Load(path); !errors.Is(err, ErrVersion) || !strings.Contains(err.Error(), path) {
+		t.Errorf("Load: %v", err)
+	}
+}
+
+// Every truncation, a flipped data byte, a trailing byte and a flipped
+// header byte are errors (ErrCorrupt or, for the version bytes,
+// ErrVersion); none panics.
+func TestCorrupt(t *testing.T) {
+	var buf bytes.Buffer
+	if err := tiny().Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	if _, err := Read(bytes.NewReader(b), int64(len(b))); err != nil {
+		t.Fatal(err)
+	}
+	for n := range len(b) {
+		if _, err := Read(bytes.NewReader(b[:n]), int64(n)); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("truncated to %d of %d bytes: %v", n, len(b), err)
+		}
+	}
+	long := append(bytes.Clone(b), 0)
+	if _, err := Read(bytes.NewReader(long), int64(len(long))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "trailing") {
+		t.Errorf("trailing byte: %v", err)
+	}
+	flip := bytes.Clone(b)
+	flip[len(flip)-3] ^= 0x10
+	if _, err := Read(bytes.NewReader(flip), int64(len(flip))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("flipped data byte: %v", err)
+	}
+	for p := range len(b) {
+		f := bytes.Clone(b)
+		f[p] ^= 0x01
+		if m, err := Read(bytes.NewReader(f), int64(len(f))); err == nil {
+			// A flip inside a JSON string or number of the header can
+			// still give a valid model; it must then be a consistent one.
+			if err := m.check(); err != nil {
+				t.Fatalf("flip at %d: accepted an inconsistent model: %v", p, err)
+			}
+		}
+	}
+}
+
+// Recommend ranks by score, breaks ties by index, excludes, and FoldIn
+// counts unknown items.
+func TestRecommend(t *testing.T) {
+	m := tiny()
+	u := User{Bias: 0.25, Factor: []float64{0.5}}
+	// scores: a 3+0+0.25+0.5 = 3.75, b 3.75, c 3.75, d 3−1+0.25+1 = 3.25
+	got := m.Recommend(u, 3, nil)
+	want := []Scored{{0, "a", 3.75}, {1, "b", 3.75}, {2, "c", 3.75}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Recommend = %v, want %v", got, want)
+	}
+	got = m.Recommend(u, 10, func(j int) bool { return j == 1 })
+	want = []Scored{{0, "a", 3.75}, {2, "c", 3.75}, {3, "d", 3.25}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Recommend excluding b = %v, want %v", got, want)
+	}
+	if got := m.Recommend(u, 0, nil); len(got) != 0 {
+		t.Errorf("k = 0: %v", got)
+	}
+	// Fold-in from one rating of d (5 stars) and one of an unknown item
+	// (features [v; 1] = [2; 1] and [0; 1], targets 5−3+1 = 3 and 4−3 = 1,
+	// ridges 1 and 1): A = I + [[4, 2], [2, 1]] + [[0, 0], [0, 1]].
+	fu, unknown, err := m.FoldIn(History{Items: []string{"d", "zz"}, Ratings: []float64{5, 4}})
+	if err != nil || unknown != 1 {
+		t.Fatalf("FoldIn: %v, %d unknown", err, unknown)
+	}
+	// A = [[5, 2], [2, 3]], rhs = [2·3, 3+1] = [6, 4]: u = (18−8)/11, b = (20−12)/11.
+	if math.Abs(fu.Factor[0]-10.0/11) > 1e-12 || math.Abs(fu.Bias-8.0/11) > 1e-12 {
+		t.Errorf("FoldIn = %v, want u = %v, b = %v", fu, 10.0/11, 8.0/11)
+	}
+	if _, _, err := m.FoldIn(History{Items: []string{"a"}, Ratings: []float64{math.NaN()}}); err == nil {
+		t.Error("FoldIn accepted a NaN rating")
+	}
+	if _, err := m.UserAt(0); !errors.Is(err, ErrNoUsers) {
+		t.Errorf("UserAt of a user-level model: %v", err)
+	}
+}
+
+// rebuild writes a file from a header and a data section, with the
+// checksum and sizes recomputed: a well-formed file whose content the
+// test chose.
+func rebuild(t *testing.T, h header, data []byte) []byte {
+	t.Helper()
+	h.DataBytes, h.DataCRC32C = int64(len(data)), crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))
+	js, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js = append(js, '\n')
+	b := []byte(magic)
+	b = binary.LittleEndian.AppendUint32(b, Version)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(js)))
+	b = append(b, js...)
+	for len(b)%8 != 0 {
+		b = append(b, 0)
+	}
+	return append(b, data...)
+}
+
+// A well-formed file whose content is inconsistent is ErrCorrupt: a NaN
+// factor, a duplicate item ID, a user-level file with a user array.
+func TestInconsistentContent(t *testing.T) {
+	var buf bytes.Buffer
+	if err := tiny().Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	h := readHeader(t, b)
+	start := int(pad8(int64(16 + binary.LittleEndian.Uint32(b[12:]))))
+	data := b[start:]
+	if _, err := Read(bytes.NewReader(rebuild(t, h, data)), int64(len(rebuild(t, h, data)))); err != nil {
+		t.Fatalf("rebuilt unchanged file: %v", err)
+	}
+	vOff := int(h.Arrays[2].Offset)
+	nan := bytes.Clone(data)
+	binary.LittleEndian.PutUint64(nan[vOff+8:], math.Float64bits(math.NaN()))
+	dup := bytes.Clone(data)
+	copy(dup, "a\na\n") // item IDs "a", "b" → "a", "a"
+	withUsers := h
+	withUsers.Users = 1
+	for _, c := range []struct {
+		name string
+		h    header
+		data []byte
+		want string
+	}{
+		{"NaN factor", h, nan, "v[1] = NaN"},
+		{"duplicate ID", h, dup, `"a" appears twice`},
+		{"users in a user-level file", withUsers, data, "declares 1 users"},
+	} {
+		f := rebuild(t, c.h, c.data)
+		if _, err := Read(bytes.NewReader(f), int64(len(f))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrCorrupt saying %q", c.name, err, c.want)
+		}
+	}
+}

@@ -25,6 +25,7 @@ type userTrainFlags struct {
 	users     int
 	headItems int
 	weights   string
+	sampler   string
 	share     float64
 }
 
@@ -37,11 +38,12 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 	f.IntVar(&u.users, "users", 6040, "--synthetic realistic: number of users (items scale as users^0.6)")
 	f.IntVar(&u.headItems, "head-items", 0, "--privacy user: items that get factors, the most popular by noisy count (default 400)")
 	f.StringVar(&u.weights, "weights", "adaptive", "--privacy user: factor-step weights within each user: adaptive (∝ n̂^(−½)) or uniform")
+	f.StringVar(&u.sampler, "sampler", "discrete", "--privacy user: noise sampler: discrete (exact discrete Gaussian on a grid; the only private choice) or float (math/rand/v2 floating-point noise: NOT private, only with --seed, for comparisons)")
 	f.Float64Var(&u.share, "factor-share", 0, "--privacy user with an explicit --rank: share of the budget (of μ²) for the factors (default 0.4)")
 }
 
 // userModeOnly are flags that --privacy paper must refuse.
-var userModeOnly = []string{"items", "head-items", "weights", "factor-share", "save-users"}
+var userModeOnly = []string{"items", "head-items", "weights", "factor-share", "save-users", "sampler"}
 
 // paperModeOnly are the paper-mode flags that --privacy user refuses.
 var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init", "lambda-scale"}
@@ -101,6 +103,13 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 	}
 	if _, err := userdp.ParseWeights(fl.user.weights); err != nil {
 		return nil, fmt.Errorf("--weights: %w", err)
+	}
+	sampler, err := userdp.ParseSampler(fl.user.sampler)
+	if err != nil {
+		return nil, fmt.Errorf("--sampler: %w", err)
+	}
+	if sampler == userdp.SamplerFloat && !changed("seed") && p.eps != math.Inf(1) {
+		return nil, fmt.Errorf("--sampler float is not private (its noise lies on floating-point lattices): use it only with --seed, for comparisons")
 	}
 	if changed("max-user-ratings") && fl.maxUserRatings < 1 {
 		return nil, fmt.Errorf("--max-user-ratings = %d, want ≥ 1", fl.maxUserRatings)
@@ -167,6 +176,7 @@ func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64) (
 		o.HeadItems = fl.user.headItems
 	}
 	o.Weights, _ = userdp.ParseWeights(fl.user.weights)
+	o.Sampler, _ = userdp.ParseSampler(fl.user.sampler)
 	if changed("max-user-ratings") {
 		o.MaxItemsPerUser = fl.maxUserRatings
 	}

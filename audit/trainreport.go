@@ -234,58 +234,27 @@ func (r *TrainReport) WriteJSON(w io.Writer) error {
 	if o.StartV != nil {
 		start = "public"
 	}
-	c := r.common()
-	// The field order of the paper-mode report is fixed (its readers
-	// predate the user mode).
+	// The paper-mode fields come first, then the common ones, as before
+	// the user mode existed.
 	return enc.Encode(struct {
-		Mode               string             `json:"mode"`
-		Algo               string             `json:"algo"`
-		Rank               int                `json:"rank"`
-		Lambda             float64            `json:"lambda"`
-		Iters              int                `json:"iters"`
-		Start              string             `json:"start"`
-		IRLSIters          *int               `json:"irls_iters"`
-		IRLSThreshold      *float64           `json:"irls_threshold"`
-		UserLevel          *struct{}          `json:"user_level"`
-		Mechanism          string             `json:"mechanism"`
-		Noise              string             `json:"noise"`
-		Calibrated         bool               `json:"calibrated"`
-		Releases           int                `json:"releases"`
-		Data               string             `json:"data"`
-		Runs               int                `json:"runs"`
-		SelectRuns         int                `json:"select_runs"`
-		EpsilonLower       float64            `json:"epsilon_lower_bound"`
-		DeltaLower         float64            `json:"delta_lower_bound"`
-		Ceiling            float64            `json:"epsilon_ceiling"`
-		AccountantEpsilon  *float64           `json:"accountant_epsilon"`
-		AccountantDelta    *float64           `json:"accountant_delta"`
-		Accountant         string             `json:"accountant"`
-		Guarantee          string             `json:"guarantee"`
-		PerReleaseEpsilon  *float64           `json:"per_release_epsilon"`
-		ClaimedEpsilon     *float64           `json:"claimed_epsilon"`
-		ClaimedDelta       *float64           `json:"claimed_delta"`
-		Confidence         float64            `json:"confidence"`
-		IntervalConfidence float64            `json:"interval_confidence"`
-		Events             int                `json:"events"`
-		Statistic          string             `json:"statistic"`
-		StatisticWeights   map[string]float64 `json:"statistic_weights"`
-		Separation         float64            `json:"selection_separation"`
-		Candidates         int                `json:"candidates"`
-		BestEvent          *jsonEvent         `json:"best_event"`
-		Seed               *uint64            `json:"seed"`
-		RootSeed           uint64             `json:"root_seed"`
-		Workers            int                `json:"workers"`
-		Seconds            float64            `json:"seconds"`
-		Verdict            string             `json:"verdict"`
+		Mode          string    `json:"mode"`
+		Algo          string    `json:"algo"`
+		Rank          int       `json:"rank"`
+		Lambda        float64   `json:"lambda"`
+		Iters         int       `json:"iters"`
+		Start         string    `json:"start"`
+		IRLSIters     *int      `json:"irls_iters"`
+		IRLSThreshold *float64  `json:"irls_threshold"`
+		UserLevel     *struct{} `json:"user_level"`
+		Mechanism     string    `json:"mechanism"`
+		Noise         string    `json:"noise"`
+		Calibrated    bool      `json:"calibrated"`
+		Releases      int       `json:"releases"`
+		trainJSONCommon
 	}{
 		Mode: PaperMode, Algo: o.Algorithm.String(), Rank: o.Rank, Lambda: o.Lambda, Iters: o.Iters,
 		Start: start, IRLSIters: irlsIters, IRLSThreshold: threshold,
 		Mechanism: o.Noise.Name(), Noise: o.Noise.String(), Releases: o.Releases(),
-		Data: c.Data, Runs: c.Runs, SelectRuns: c.SelectRuns, EpsilonLower: c.EpsilonLower, DeltaLower: c.DeltaLower, Ceiling: c.Ceiling,
-		AccountantEpsilon: c.AccountantEpsilon, AccountantDelta: c.AccountantDelta, Accountant: c.Accountant, Guarantee: c.Guarantee,
-		PerReleaseEpsilon: c.PerReleaseEpsilon, ClaimedEpsilon: c.ClaimedEpsilon, ClaimedDelta: c.ClaimedDelta,
-		Confidence: c.Confidence, IntervalConfidence: c.IntervalConfidence, Events: c.Events, Statistic: c.Statistic,
-		StatisticWeights: c.StatisticWeights, Separation: c.Separation, Candidates: c.Candidates, BestEvent: c.BestEvent,
-		Seed: c.Seed, RootSeed: c.RootSeed, Workers: c.Workers, Seconds: c.Seconds, Verdict: c.Verdict,
+		trainJSONCommon: r.common(),
 	})
 }

@@ -325,6 +325,60 @@ func (o Options) WithFactors(rank, iters int, share float64) Options {
 	return o
 }
 
+// DefaultFactorShare is the share of the budget (of μ²) that Overrides
+// give the factors when they set the rank or the steps explicitly.
+const DefaultFactorShare = 0.4
+
+// Overrides are explicit choices that replace parts of Defaults' rule, as
+// dpmc train's and dpmc audit's flags give them; a nil field keeps the
+// rule's value.
+type Overrides struct {
+	// Rank and Iters, if either is set, switch AutoFactors off: factors
+	// of that rank with that many ALS steps (WithFactors), with
+	// FactorShare of the budget (DefaultFactorShare if nil).
+	Rank, Iters *int
+	FactorShare *float64
+	// HeadItems, MaxItemsPerUser and ClipNorm replace the option of the
+	// same name.
+	HeadItems, MaxItemsPerUser *int
+	ClipNorm                   *float64
+}
+
+// With returns o with v applied. It returns an error wrapping ErrParam
+// for a factor share outside (0, biases + factors) or one given without a
+// rank or steps; the other values are checked by Train.
+func (o Options) With(v Overrides) (Options, error) {
+	if v.FactorShare != nil && v.Rank == nil && v.Iters == nil {
+		return o, fmt.Errorf("userdp: %w: a factor share needs a rank or a number of steps", ErrParam)
+	}
+	if v.Rank != nil || v.Iters != nil {
+		rank, iters, share := o.Rank, o.Iters, DefaultFactorShare
+		if v.Rank != nil {
+			rank = *v.Rank
+		}
+		if v.Iters != nil {
+			iters = *v.Iters
+		}
+		if v.FactorShare != nil {
+			share = *v.FactorShare
+			if hi := o.Shares.Biases + o.Shares.Factors; !(share > 0 && share < hi) {
+				return o, fmt.Errorf("userdp: %w: factor share = %v, want in (0, %g)", ErrParam, share, hi)
+			}
+		}
+		o = o.WithFactors(rank, iters, share)
+	}
+	if v.HeadItems != nil {
+		o.HeadItems = *v.HeadItems
+	}
+	if v.MaxItemsPerUser != nil {
+		o.MaxItemsPerUser = *v.MaxItemsPerUser
+	}
+	if v.ClipNorm != nil {
+		o.ClipNorm = *v.ClipNorm
+	}
+	return o, nil
+}
+
 // WithCatalogue returns o with the public item catalogue items: the
 // counts no longer select items, so 12 points of their share go to the
 // item biases (if the counts have at least 0.24), and so does all of the

@@ -519,3 +519,39 @@ func TestDiscreteReleasesOnGrid(t *testing.T) {
 		t.Errorf("unseeded float sampler: error %v, want ErrParam", err)
 	}
 }
+
+// Overrides replace exactly what they name, and refuse a factor share
+// that cannot be given.
+func TestOverrides(t *testing.T) {
+	ptr := func(v int) *int { return &v }
+	fptr := func(v float64) *float64 { return &v }
+	base := Defaults(5, 1e-6, 1, 5)
+	for _, tc := range []struct {
+		name string
+		v    Overrides
+		ok   bool
+		want func(o Options) bool
+	}{
+		{"nothing", Overrides{}, true, func(o Options) bool { return o.AutoFactors && o.Rank == base.Rank }},
+		{"rank", Overrides{Rank: ptr(8)}, true, func(o Options) bool {
+			return !o.AutoFactors && o.Rank == 8 && o.Iters == base.Iters && math.Abs(o.Shares.Factors-DefaultFactorShare) < 1e-12
+		}},
+		{"rank and share", Overrides{Iters: ptr(3), FactorShare: fptr(0.2)}, true, func(o Options) bool {
+			return !o.AutoFactors && o.Iters == 3 && o.Shares.Factors == 0.2
+		}},
+		{"clip and cap", Overrides{ClipNorm: fptr(2), MaxItemsPerUser: ptr(50), HeadItems: ptr(10)}, true, func(o Options) bool {
+			return o.ClipNorm == 2 && o.MaxItemsPerUser == 50 && o.HeadItems == 10 && o.AutoFactors
+		}},
+		{"share without rank", Overrides{FactorShare: fptr(0.2)}, false, nil},
+		{"share too large", Overrides{Rank: ptr(2), FactorShare: fptr(0.9)}, false, nil},
+	} {
+		o, err := base.With(tc.v)
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrParam)) {
+			t.Errorf("%s: error %v, want ok = %v", tc.name, err, tc.ok)
+			continue
+		}
+		if tc.ok && !tc.want(o) {
+			t.Errorf("%s: options %+v", tc.name, o)
+		}
+	}
+}

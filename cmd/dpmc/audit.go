@@ -475,22 +475,22 @@ func setupUserAudit(cmd *cobra.Command, fl *auditFlags, root uint64, seeded bool
 			return nil, c
 		}
 	}
-	o := userdp.Defaults(t.epsilon, t.delta, audit.TinyMin, audit.TinyMax)
-	if changed("rank") || changed("iters") {
-		rank, iters := o.Rank, o.Iters
-		if changed("rank") {
-			rank = t.rank
-		}
-		if changed("iters") {
-			iters = t.iters
-		}
-		o = o.WithFactors(rank, iters, userFactorShare)
+	var v userdp.Overrides
+	if changed("rank") {
+		v.Rank = &t.rank
+	}
+	if changed("iters") {
+		v.Iters = &t.iters
 	}
 	if changed("max-user-ratings") {
-		o.MaxItemsPerUser = t.maxUserRatings
+		v.MaxItemsPerUser = &t.maxUserRatings
 	}
 	if changed("clip-norm") {
-		o.ClipNorm = t.clipNorm
+		v.ClipNorm = &t.clipNorm
+	}
+	o, err := userdp.Defaults(t.epsilon, t.delta, audit.TinyMin, audit.TinyMax).With(v)
+	if err != nil {
+		return nil, err
 	}
 	setup, err := audit.NewUserTrainSetup(cmd.Context(), o, root, seeded)
 	if err != nil {
@@ -498,10 +498,6 @@ func setupUserAudit(cmd *cobra.Command, fl *auditFlags, root uint64, seeded bool
 	}
 	return setup, nil
 }
-
-// userFactorShare is the factor share of the budget with an explicit
-// --rank, as dpmc train --privacy user's --factor-share default.
-const userFactorShare = 0.4
 
 // setupPaperAudit configures an audit of the paper's algorithms: noise by
 // --variance or explicitly, as dpmc train does.

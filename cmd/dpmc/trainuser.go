@@ -155,34 +155,28 @@ func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64) (
 		}
 		o = o.WithCenter(fl.center)
 	}
-	if changed("rank") || changed("iters") {
-		rank, iters := o.Rank, o.Iters
-		if changed("rank") {
-			rank = fl.rank
+	var v userdp.Overrides
+	for _, f := range []struct {
+		name string
+		set  func()
+	}{
+		{"rank", func() { v.Rank = &fl.rank }},
+		{"iters", func() { v.Iters = &fl.iters }},
+		{"factor-share", func() { v.FactorShare = &fl.user.share }},
+		{"head-items", func() { v.HeadItems = &fl.user.headItems }},
+		{"max-user-ratings", func() { v.MaxItemsPerUser = &fl.maxUserRatings }},
+		{"clip-norm", func() { v.ClipNorm = &fl.clipNorm }},
+	} {
+		if changed(f.name) {
+			f.set()
 		}
-		if changed("iters") {
-			iters = fl.iters
-		}
-		share := 0.4
-		if changed("factor-share") {
-			share = fl.user.share
-			if !(share > 0 && share < o.Shares.Biases+o.Shares.Factors) {
-				return o, fmt.Errorf("--factor-share = %v, want in (0, %g)", share, o.Shares.Biases+o.Shares.Factors)
-			}
-		}
-		o = o.WithFactors(rank, iters, share)
 	}
-	if changed("head-items") {
-		o.HeadItems = fl.user.headItems
+	o, err := o.With(v)
+	if err != nil {
+		return o, fmt.Errorf("--factor-share: %w", err)
 	}
 	o.Weights, _ = userdp.ParseWeights(fl.user.weights)
 	o.Sampler, _ = userdp.ParseSampler(fl.user.sampler)
-	if changed("max-user-ratings") {
-		o.MaxItemsPerUser = fl.maxUserRatings
-	}
-	if changed("clip-norm") {
-		o.ClipNorm = fl.clipNorm
-	}
 	_, seeded := fl.seed.rand(cmd)
 	o.Seeded, o.Seed = seeded, fl.seed.seed
 	o.Workers = fl.workers

@@ -23,7 +23,7 @@ func ExampleRead() {
 
 	items, values := d.Ratings.Row(0) // alice
 	for p, j := range items {
-		fmt.Printf("%s rated %s: %g\n", d.Users.ID(0), d.Items.ID(int(j)), values[p])
+		fmt.Printf("%s rated %s: %g\n", d.Users.ID(0), d.Items.ID(int(j)), values.At(p))
 	}
 	users, _ := d.Ratings.Col(0) // dune
 	fmt.Println("dune rated by", len(users), "users")

@@ -198,9 +198,18 @@ type loader struct {
 	coldUsers    map[string]struct{}
 	coldItems    map[string]struct{}
 
-	triples []Triple
-	lines   []int32 // lines[k] is the line of triples[k]
-	stats   Stats
+	// The ratings kept, as columns: user and item indices, values
+	// (float32 while every value is exactly one) and line numbers.
+	us, is []int32
+	vs     Values
+	lines  []int32
+	// Dense caches in front of users.index and items.index for IDs in
+	// canonical decimal form, the usual case: see numCache.
+	userCache, itemCache numCache
+	// expect is the guessed number of lines: once the first maxPrealloc
+	// are in, the buffers grow to it at once rather than step by step.
+	expect int
+	stats  Stats
 }
 
 func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, error) {
@@ -262,9 +271,10 @@ func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, err
 	}
 
 	l := &loader{file: name, format: format, ranged: ranged, dup: opts.Duplicates}
-	if n := estimateLines(size, head); n > 0 {
-		l.triples = make([]Triple, 0, n)
-		l.lines = make([]int32, 0, n)
+	if n, all := estimateLines(size, head); n > 0 {
+		l.us, l.is, l.lines = make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+		l.vs.f32 = make([]float32, 0, n)
+		l.expect = all
 	}
 	l.min, l.max = format.DefaultRange()
 	switch format {
@@ -496,8 +506,8 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 		}
 		return l.errAt(line, fmt.Errorf("%w: rating %v is not a multiple of %v (%s rates in whole or half stars)", ErrRange, v, l.step, l.format))
 	}
-	u, uok := l.users.index[string(user)]
-	i, iok := l.items.index[string(item)]
+	u, uok := cacheFind(&l.userCache, l.users, user)
+	i, iok := cacheFind(&l.itemCache, l.items, item)
 	if l.fixed {
 		if !uok || !iok {
 			l.stats.Cold++
@@ -512,14 +522,32 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 	} else {
 		if !uok {
 			u = l.users.add(string(user))
+			cachePut(&l.userCache, user, u)
 		}
 		if !iok {
 			i = l.items.add(string(item))
+			cachePut(&l.itemCache, item, i)
 		}
 	}
-	l.triples = append(l.triples, Triple{User: u, Item: i, Value: v})
+	if n := len(l.us); n == cap(l.us) && n >= maxPrealloc && l.expect > n {
+		l.grow(l.expect)
+	}
+	l.us, l.is = append(l.us, u), append(l.is, i)
+	appendValue(&l.vs, v)
 	l.lines = append(l.lines, int32(line))
 	return nil
+}
+
+// grow makes room for n records in all of the loader's buffers.
+func (l *loader) grow(n int) {
+	l.us = slices.Grow(l.us, n-len(l.us))
+	l.is = slices.Grow(l.is, n-len(l.is))
+	l.lines = slices.Grow(l.lines, n-len(l.lines))
+	if l.vs.f64 != nil {
+		l.vs.f64 = slices.Grow(l.vs.f64, n-len(l.vs.f64))
+	} else {
+		l.vs.f32 = slices.Grow(l.vs.f32, n-len(l.vs.f32))
+	}
 }
 
 // finish builds the Dataset from the records read.
@@ -528,7 +556,7 @@ func (l *loader) finish() (*Dataset, error) {
 	if l.fixed {
 		st.ColdUsers, st.ColdItems = len(l.coldUsers), len(l.coldItems)
 	}
-	if len(l.triples) == 0 {
+	if len(l.us) == 0 {
 		var err error
 		line := 0
 		switch {
@@ -548,7 +576,12 @@ func (l *loader) finish() (*Dataset, error) {
 	if dup == DuplicatesDefault {
 		dup = DuplicatesError
 	}
-	mat, averaged, err := Build(l.users.Len(), l.items.Len(), l.triples, dup)
+	// build holds the only references to the records, so that they can
+	// go before it makes the column view.
+	us, is, vs := l.us, l.is, l.vs
+	l.us, l.is, l.vs = nil, nil, Values{}
+	records := len(us)
+	mat, averaged, err := build(l.users.Len(), l.items.Len(), us, is, vs, dup)
 	if err != nil {
 		var de *DuplicateError
 		if errors.As(err, &de) {
@@ -558,7 +591,7 @@ func (l *loader) finish() (*Dataset, error) {
 		return nil, fmt.Errorf("ratings: %s: %w", l.file, err)
 	}
 	st.Averaged = averaged
-	st.Merged = len(l.triples) - mat.Len()
+	st.Merged = records - mat.Len()
 	return &Dataset{
 		Ratings: mat,
 		Users:   l.users,
@@ -598,7 +631,7 @@ func equalFields(fields [][]byte, want []string) bool {
 }
 
 // maxPrealloc bounds the records a loader allocates room for before
-// reading them (20 bytes each).
+// reading them (16 bytes each) until that many lines have been read.
 const maxPrealloc = 1 << 20
 
 // inputSize returns the number of bytes r holds if r tells — a
@@ -619,17 +652,19 @@ func inputSize(r io.Reader) int64 {
 }
 
 // estimateLines guesses the number of lines of an input of size bytes (−1
-// if unknown) whose first bytes are head. 0 means no guess. The guess lets
-// a loader allocate its buffers once.
-func estimateLines(size int64, head []byte) int {
+// if unknown) whose first bytes are head: n to allocate room for at once,
+// and all, the guess for the whole input. 0 means no guess. The guess lets
+// a loader allocate its buffers once or twice.
+func estimateLines(size int64, head []byte) (n, all int) {
 	newlines := bytes.Count(head, []byte{'\n'})
 	if size <= 0 || newlines == 0 {
-		return 0
+		return 0, 0
 	}
-	n := float64(size) / float64(len(head)) * float64(newlines) * 1.02
+	guess := float64(size) / float64(len(head)) * float64(newlines) * 1.02
 	// A wrong guess only costs memory: stay within what a file of the
 	// shortest plausible lines ("1,2,3\n") could need, and within
 	// maxPrealloc, so that a head of short lines before one endless line
 	// costs little; append grows the buffers past it.
-	return int(min(n, float64(size)/6+1, maxPrealloc))
+	all = int(min(guess, float64(size)/6+1, math.MaxInt32))
+	return min(all, maxPrealloc), all
 }

@@ -513,3 +513,57 @@ func TestReadErrors(t *testing.T) {
 		t.Errorf("empty name: err = %v", err)
 	}
 }
+
+// TestNumericIDCache reads IDs in and out of canonical decimal form,
+// which the loader looks up through a dense cache or its map: every line's
+// rating must land in the row and column of its own IDs, "7" and "07"
+// apart, in a training file and in a test file read against it.
+func TestNumericIDCache(t *testing.T) {
+	ids := []string{"7", "07", "0", "00", "123456789", "1234567890", "a1", "5000", "4", "999999999"}
+	var train, test strings.Builder
+	type rating struct {
+		user, item string
+		v          int
+	}
+	var want []rating
+	for k, u := range ids {
+		for q, it := range ids {
+			if (k+q)%3 == 0 {
+				continue
+			}
+			v := (k*7+q)%5 + 1
+			fmt.Fprintf(&train, "%s\t%s\t%d\n", u, it, v)
+			want = append(want, rating{u, it, v})
+			if (k+q)%3 == 1 {
+				fmt.Fprintf(&test, "%s\t%s\t%d\n", u, it, v)
+			}
+		}
+	}
+	d, err := Read(strings.NewReader(train.String()), "r.tsv", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te, err := ReadTest(strings.NewReader(test.String()), "t.tsv", Options{}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Users.Len() != len(ids) || d.Items.Len() != len(ids) {
+		t.Fatalf("%d users, %d items; want %d each", d.Users.Len(), d.Items.Len(), len(ids))
+	}
+	for _, r := range want {
+		i, iok := d.Users.Index(r.user)
+		j, jok := d.Items.Index(r.item)
+		if !iok || !jok || d.Users.ID(i) != r.user || d.Items.ID(j) != r.item {
+			t.Fatalf("user %q, item %q: indices %d, %d (%v, %v)", r.user, r.item, i, j, iok, jok)
+		}
+		if v, ok := d.Ratings.Get(i, j); !ok || v != float64(r.v) {
+			t.Errorf("user %q, item %q: %v, %v; want %d", r.user, r.item, v, ok, r.v)
+		}
+		if v, ok := te.Ratings.Get(i, j); ok && v != float64(r.v) {
+			t.Errorf("test: user %q, item %q: %v; want %d", r.user, r.item, v, r.v)
+		}
+	}
+	if te.Ratings.Len() == 0 || te.Stats.Cold != 0 {
+		t.Errorf("test set: %d ratings, %d cold", te.Ratings.Len(), te.Stats.Cold)
+	}
+}

@@ -304,11 +304,11 @@ func TestMean(t *testing.T) {
 	}
 	for _, tt := range tests {
 		in := make([]Triple, len(tt.in))
-		idx := make([]int, len(tt.in))
+		idx := make([]int32, len(tt.in))
 		for k, v := range tt.in {
-			in[k], idx[k] = Triple{Value: v}, k
+			in[k], idx[k] = Triple{Value: v}, int32(k)
 		}
-		got := mean(in, idx)
+		got := mean(ValuesOf(tt.in), idx)
 		if got != tt.want && math.Abs(got-tt.want) > 1e-15*math.Abs(tt.want) {
 			t.Errorf("mean(%v) = %v, want %v", tt.in, got, tt.want)
 		}

@@ -16,7 +16,9 @@ import (
 //	x_ij = clamp(3 + 0.8·u_iᵀv_j/√Rank + N(0, NoiseSD²), 1, 5),
 //
 // with u_i, v_j ~ N(0, I_Rank) (so 0.8·uᵀv/√Rank has standard deviation
-// 0.8), not rounded. Every user and item has about the same number of
+// 0.8), rounded to the nearest float32 (a relative change below 6·10⁻⁸,
+// which keeps the matrix at 16 bytes per rating; see ratings.Matrix) and
+// not otherwise. Every user and item has about the same number of
 // ratings, so the cost of a sweep is the same per rating at every size:
 // scaling Users, Items and Ratings together gives data sets whose training
 // time should grow linearly in Ratings.
@@ -76,21 +78,27 @@ func (b Benchmark) Generate() (*ratings.Dataset, error) {
 	cells := b.cells()
 	g := rng.Stream(b.Seed, 1003)
 	scale := 0.8 / math.Sqrt(float64(r))
-	triples := make([]ratings.Triple, len(cells))
+	// The cells are in row-major order, so a Builder takes them as they
+	// come, without a []Triple; values rounded to float32 keep the matrix
+	// at 16 bytes per rating.
+	mb, err := ratings.NewBuilder(b.Users, b.Items, len(cells))
+	if err != nil {
+		return nil, fmt.Errorf("synthetic: %w", err)
+	}
 	items := uint64(b.Items)
-	for k, c := range cells {
+	for _, c := range cells {
 		i, j := int(c/items), int(c%items)
 		var dot float64
 		for a := range r {
 			dot += u[i*r+a] * v[j*r+a]
 		}
 		x := 3 + scale*dot + b.NoiseSD*g.NormFloat64()
-		triples[k] = ratings.Triple{User: int32(i), Item: int32(j), Value: math.Min(math.Max(x, 1), 5)}
+		if err := mb.Add(i, j, float64(float32(math.Min(math.Max(x, 1), 5)))); err != nil {
+			return nil, fmt.Errorf("synthetic: %w", err)
+		}
 	}
-	m, err := ratings.New(b.Users, b.Items, triples)
-	if err != nil {
-		return nil, fmt.Errorf("synthetic: %w", err)
-	}
+	cells, u, v = nil, nil, nil // garbage before the column view is built
+	m := mb.Matrix()
 	return &ratings.Dataset{
 		Ratings: m, Users: ratings.NumberedIDs(b.Users, 1), Items: ratings.NumberedIDs(b.Items, 1),
 		Min: 1, Max: 5,

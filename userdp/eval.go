@@ -44,7 +44,7 @@ func (res *Result) FoldInAll(train *ratings.Dataset) *Users {
 		cols, vals = cols[:0], vals[:0]
 		for p, j := range items {
 			cols = append(cols, itemOf[j])
-			vals = append(vals, math.Min(math.Max(vs[p], res.Min), res.Max))
+			vals = append(vals, math.Min(math.Max(vs.At(p), res.Min), res.Max))
 		}
 		ws.foldIn(res, res.V, cols, vals, us.U[i*r:(i+1)*r], &us.Bias[i])
 	}
@@ -76,7 +76,7 @@ func (us *Users) Errors(test *ratings.Matrix) (rmse, mae float64) {
 	for i := range test.Rows() {
 		items, vals := test.Row(i)
 		for p, j := range items {
-			d := us.Predict(i, int(j)) - vals[p]
+			d := us.Predict(i, int(j)) - vals.At(p)
 			se += d * d
 			ae += math.Abs(d)
 			n++

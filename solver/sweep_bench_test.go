@@ -140,7 +140,7 @@ func BenchmarkPaperML100k(b *testing.B) {
 	}
 }
 
-// BenchmarkSweepSynthetic is one ALS sweep at ranks 8 and 32, on one
+// BenchmarkSweepSynthetic is one ALS sweep at ranks 8, 32 and 64, on one
 // worker, on the benchmark sets of synthetic.DefaultBenchmark: 1 M ratings
 // (10 000 users × 2 000 items) and, with -large, 10 M (100 000 × 20 000),
 // with the same ratings per user and per item, so time per sweep should
@@ -158,7 +158,7 @@ func BenchmarkSweepSynthetic(b *testing.B) {
 			b.Fatal(err)
 		}
 		x := d.Ratings
-		for _, rank := range []int{8, 32} {
+		for _, rank := range []int{8, 32, 64} {
 			b.Run(fmt.Sprintf("ratings=%dM/rank=%d", x.Len()/1_000_000, rank), func(b *testing.B) {
 				benchSweeps(b, x, Options{Rank: rank, Lambda: 0.5, Iters: 1, Noise: noise, Seeded: true, Seed: 1}, 1)
 				if hwm, ok := peakRSS(); ok {

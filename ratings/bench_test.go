@@ -73,8 +73,9 @@ var benchLarge = flag.Bool("large", false, "BenchmarkLoad10M: write and load a 1
 //
 //	go test ./ratings -run '^$' -bench Load10M -benchtime 3x -large
 //
-// It reports the peak resident memory of the process (Linux only), the
-// loaded matrix's own size, and MB/s of file.
+// It reports the CPU seconds per load (Unix; wall time on a shared machine
+// depends on the neighbours), the peak resident memory of the process
+// (Linux), the loaded matrix's own size, and MB/s of file.
 func BenchmarkLoad10M(b *testing.B) {
 	if !*benchLarge {
 		b.Skip("needs -large")
@@ -102,6 +103,7 @@ func BenchmarkLoad10M(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	var bytes int
+	cpu0, cpuOK := cpuTime()
 	for b.Loop() {
 		d, err := Load(path, Options{Format: FormatML100k})
 		if err != nil {
@@ -111,6 +113,9 @@ func BenchmarkLoad10M(b *testing.B) {
 			b.Fatalf("%d ratings", d.Ratings.Len())
 		}
 		bytes = d.Ratings.Bytes()
+	}
+	if cpu1, _ := cpuTime(); cpuOK {
+		b.ReportMetric((cpu1-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	}
 	b.ReportMetric(float64(bytes)/(1<<20), "matrix-MiB")
 	if hwm, ok := peakRSS(); ok {

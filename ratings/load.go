@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -397,7 +396,7 @@ func (l *loader) scanLines(r io.Reader, bufSize int, sep []byte, cols columns, w
 			return err
 		}
 		if l.format == FormatML100k || l.format == FormatMLDat || l.format == FormatMLCSV {
-			if _, err := strconv.ParseInt(string(fields[3]), 10, 64); err != nil {
+			if !isInt64(fields[3]) {
 				return l.errAt(line, fmt.Errorf("%w: timestamp %s is not an integer", ErrSyntax, quote(fields[3])))
 			}
 		}
@@ -602,6 +601,32 @@ func (l *loader) finish() (*Dataset, error) {
 		Format:  l.format,
 		Stats:   *st,
 	}, nil
+}
+
+// isInt64 reports whether b is a decimal int64 as strconv.ParseInt(b, 10,
+// 64) accepts it (an optional sign, at least one digit, nothing else, in
+// range), without making a string of it for every line.
+func isInt64(b []byte) bool {
+	neg := false
+	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
+		neg, b = b[0] == '-', b[1:]
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	for len(b) > 1 && b[0] == '0' {
+		b = b[1:]
+	}
+	limit := "9223372036854775807"
+	if neg {
+		limit = "9223372036854775808"
+	}
+	return len(b) < len(limit) || len(b) == len(limit) && string(b) <= limit
 }
 
 // splitFields appends to dst the fields of line separated by sep, with

@@ -60,7 +60,9 @@ func sweepFlops(x *ratings.Matrix, r int) float64 {
 
 // benchSweeps times sweeps of training on x with o, continuing from the
 // state after warm sweeps (untimed): one op is one sweep (users, then
-// items). It reports ALS-equivalent GFLOP/s (sweepFlops per op).
+// items). It reports ALS-equivalent GFLOP/s (sweepFlops per op), and on
+// Unix the process's CPU milliseconds per op and GFLOP per CPU second,
+// which depend less on other work on a shared machine.
 func benchSweeps(b *testing.B, x *ratings.Matrix, o Options, warm int) {
 	b.Helper()
 	if err := o.validate(); err != nil {
@@ -90,11 +92,17 @@ func benchSweeps(b *testing.B, x *ratings.Matrix, o Options, warm int) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0, cpuOK := cpuTime()
 	for b.Loop() {
 		sweep(s)
 		s++
 	}
 	b.ReportMetric(sweepFlops(x, o.Rank)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	if cpu1, _ := cpuTime(); cpuOK {
+		cpu := (cpu1 - cpu0).Seconds()
+		b.ReportMetric(cpu*1e3/float64(b.N), "cpu-ms/op")
+		b.ReportMetric(sweepFlops(x, o.Rank)*float64(b.N)/cpu/1e9, "GFLOP/cpu-s")
+	}
 }
 
 // BenchmarkSweepML100k is one sweep on MovieLens 100k u1.base on one

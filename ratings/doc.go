@@ -9,7 +9,8 @@
 // half-star ratings are), float64 otherwise; Values reads either. New and
 // Build make one from Triples, and Build can average repeated (user, item)
 // pairs; a Builder takes ratings already in row-major order without a
-// []Triple. The loaders stream the file and keep 16 bytes per line read.
+// []Triple. The loaders stream the file and keep 12 bytes per rating line
+// read.
 //
 // Files name users and items by external IDs. An IDs maps them to the
 // dense row and column indices, assigned in order of first appearance among

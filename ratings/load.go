@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -201,7 +202,7 @@ type loader struct {
 	// (float32 while every value is exactly one) and line numbers.
 	us, is []int32
 	vs     Values
-	lines  []int32
+	runs   []lineRun // the line of each record, compressed: see lineOf
 	// Dense caches in front of users.index and items.index for IDs in
 	// canonical decimal form, the usual case: see numCache.
 	userCache, itemCache numCache
@@ -271,7 +272,7 @@ func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, err
 
 	l := &loader{file: name, format: format, ranged: ranged, dup: opts.Duplicates}
 	if n, all := estimateLines(size, head); n > 0 {
-		l.us, l.is, l.lines = make([]int32, 0, n), make([]int32, 0, n), make([]int32, 0, n)
+		l.us, l.is = make([]int32, 0, n), make([]int32, 0, n)
 		l.vs.f32 = make([]float32, 0, n)
 		l.expect = all
 	}
@@ -533,15 +534,29 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 	}
 	l.us, l.is = append(l.us, u), append(l.is, i)
 	appendValue(&l.vs, v)
-	l.lines = append(l.lines, int32(line))
+	// Record k−1 is in the last run.
+	if k, last := len(l.us)-1, len(l.runs)-1; last < 0 || l.runs[last].line+(k-1-l.runs[last].rec)+1 != line {
+		l.runs = append(l.runs, lineRun{rec: k, line: line})
+	}
 	return nil
+}
+
+// lineRun says that record rec, and each record after it up to the next
+// run, was read from line line, line+1, …: a file without skipped lines
+// between records is one run, so the loader needs no line number per
+// record.
+type lineRun struct{ rec, line int }
+
+// lineOf returns the line number of record k (0 ≤ k < len(l.us)).
+func (l *loader) lineOf(k int) int {
+	i := sort.Search(len(l.runs), func(i int) bool { return l.runs[i].rec > k }) - 1
+	return l.runs[i].line + k - l.runs[i].rec
 }
 
 // grow makes room for n records in all of the loader's buffers.
 func (l *loader) grow(n int) {
 	l.us = slices.Grow(l.us, n-len(l.us))
 	l.is = slices.Grow(l.is, n-len(l.is))
-	l.lines = slices.Grow(l.lines, n-len(l.lines))
 	if l.vs.f64 != nil {
 		l.vs.f64 = slices.Grow(l.vs.f64, n-len(l.vs.f64))
 	} else {
@@ -584,8 +599,8 @@ func (l *loader) finish() (*Dataset, error) {
 	if err != nil {
 		var de *DuplicateError
 		if errors.As(err, &de) {
-			return nil, l.errAt(int(l.lines[de.Second]), fmt.Errorf("%w: user %s, item %s already rated on line %d",
-				ErrDuplicate, quote(l.users.ID(int(de.User))), quote(l.items.ID(int(de.Item))), l.lines[de.First]))
+			return nil, l.errAt(l.lineOf(de.Second), fmt.Errorf("%w: user %s, item %s already rated on line %d",
+				ErrDuplicate, quote(l.users.ID(int(de.User))), quote(l.items.ID(int(de.Item))), l.lineOf(de.First)))
 		}
 		return nil, fmt.Errorf("ratings: %s: %w", l.file, err)
 	}
@@ -656,7 +671,7 @@ func equalFields(fields [][]byte, want []string) bool {
 }
 
 // maxPrealloc bounds the records a loader allocates room for before
-// reading them (16 bytes each) until that many lines have been read.
+// reading them (12 bytes each) until that many lines have been read.
 const maxPrealloc = 1 << 20
 
 // inputSize returns the number of bytes r holds if r tells — a

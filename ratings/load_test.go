@@ -373,6 +373,13 @@ func TestBadInput(t *testing.T) {
 		{FormatCSV, Options{Min: -1, Max: 1}, "1,2,0.5\n1,3,1.5\n", 2, ErrRange, "outside [-1, 1]"},
 		{FormatCSV, Options{}, "a,b,3\n\"c\nd\",e,9\n", 3, ErrRange, "outside"},
 		{FormatCSV, Options{}, "a,b,3\na,b,4\n", 2, ErrDuplicate, "already rated on line 1"},
+		// Line numbers of duplicates across skipped lines (blank, header,
+		// SweetRS zeros, multi-line csv records), which the loader keeps
+		// as runs of consecutive lines.
+		{FormatTSV, Options{}, "u\ti\tr\n\na\tb\t3\nc\td\t4\n\n\ne\tf\t5\nc\td\t1\n", 8, ErrDuplicate, `user "c", item "d" already rated on line 4`},
+		{FormatTSV, Options{}, "a\tb\t3\n\nc\td\t4\n\ne\tf\t5\na\tb\t1\n", 6, ErrDuplicate, "already rated on line 1"},
+		{FormatSweetRS, Options{Duplicates: DuplicatesError}, `"product","user","value"` + "\n\"a\",1,0\n\"b\",1,3\n\"a\",2,0\n\"c\",1,4\n\"b\",1,5\n", 6, ErrDuplicate, "already rated on line 3"},
+		{FormatCSV, Options{}, "\"a\nb\",c,3\nd,e,4\n\"a\nb\",c,5\n", 5, ErrDuplicate, "already rated on line 2"}, // a record's last line
 		{FormatCSV, Options{}, "\n\n", 0, ErrNoRatings, "only blank lines"},
 		// tsv
 		{FormatTSV, Options{Header: HeaderYes}, "\nuser\titem\trating\n\n", 2, ErrNoRatings, "a header but no rating lines"},

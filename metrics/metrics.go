@@ -109,7 +109,7 @@ func Errors(test *ratings.Matrix, p Scorer) (rmse, mae float64) {
 	for i := range test.Rows() {
 		items, vals := test.Row(i)
 		for k, j := range items {
-			d := p.Predict(i, int(j)) - vals[k]
+			d := p.Predict(i, int(j)) - vals.At(k)
 			se += d * d
 			ae += math.Abs(d)
 			n++
@@ -197,7 +197,7 @@ func (rk *ranker) user(train, test *ratings.Matrix, p Scorer, o Options, i int) 
 	titems, tvals := test.Row(i)
 	nrel := 0
 	for k, j := range titems {
-		if tvals[k] >= o.Threshold {
+		if tvals.At(k) >= o.Threshold {
 			rk.relevant[j] = true
 			nrel++
 		}

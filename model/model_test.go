@@ -96,7 +96,7 @@ func TestRoundTripUserLevel(t *testing.T) {
 	r := res.Rank
 	for i := range train.Ratings.Rows() {
 		items, vals := train.Ratings.Row(i)
-		h := History{Items: make([]string, len(items)), Ratings: slices.Clone(vals)}
+		h := History{Items: make([]string, len(items)), Ratings: vals.CopyTo(make([]float64, vals.Len()))}
 		for p, j := range items {
 			h.Items[p] = train.Items.ID(int(j))
 		}
@@ -150,7 +150,7 @@ func TestRoundTripTailBias(t *testing.T) {
 	unlisted := 0
 	for i := range train.Ratings.Rows() {
 		items, vals := train.Ratings.Row(i)
-		h := History{Items: make([]string, len(items)), Ratings: slices.Clone(vals)}
+		h := History{Items: make([]string, len(items)), Ratings: vals.CopyTo(make([]float64, vals.Len()))}
 		for p, j := range items {
 			h.Items[p] = train.Items.ID(int(j))
 		}

@@ -1,9 +1,16 @@
 package ratings
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -56,4 +63,80 @@ func BenchmarkBuild100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+var benchLarge = flag.Bool("large", false, "BenchmarkLoad10M: write and load a 10 M-line file (about 230 MB in a temporary folder)")
+
+// BenchmarkLoad10M loads a MovieLens-shaped tsv of 10 M distinct ratings
+// (100 000 users × 20 000 items, integer ratings, timestamps), written
+// first to a temporary folder; it runs only with -large:
+//
+//	go test ./ratings -run '^$' -bench Load10M -benchtime 3x -large
+//
+// It reports the CPU seconds per load (Unix; wall time on a shared machine
+// depends on the neighbours), the peak resident memory of the process
+// (Linux), the loaded matrix's own size, and MB/s of file.
+func BenchmarkLoad10M(b *testing.B) {
+	if !*benchLarge {
+		b.Skip("needs -large")
+	}
+	const users, items, n = 100_000, 20_000, 10_000_000
+	path := filepath.Join(b.TempDir(), "ratings.tsv")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for k := range n {
+		// For a user u, the item (199q + 7u) mod 20000 differs for every
+		// q = k / users < 100, so the pairs are distinct.
+		u, q := k%users, k/users
+		fmt.Fprintf(w, "%d\t%d\t%d\t%d\n", u+1, (199*q+7*u)%items+1, k%5+1, 874724710+k)
+	}
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	b.ReportAllocs()
+	var bytes int
+	cpu0, cpuOK := cpuTime()
+	for b.Loop() {
+		d, err := Load(path, Options{Format: FormatML100k})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if d.Ratings.Len() != n {
+			b.Fatalf("%d ratings", d.Ratings.Len())
+		}
+		bytes = d.Ratings.Bytes()
+	}
+	if cpu1, _ := cpuTime(); cpuOK {
+		b.ReportMetric((cpu1-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	}
+	b.ReportMetric(float64(bytes)/(1<<20), "matrix-MiB")
+	if hwm, ok := peakRSS(); ok {
+		b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MiB")
+	}
+}
+
+// peakRSS returns the process's peak resident set size in bytes, VmHWM
+// in /proc/self/status (Linux only).
+func peakRSS() (uint64, bool) {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb * 1024, err == nil
+		}
+	}
+	return 0, false
 }

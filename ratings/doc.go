@@ -4,8 +4,13 @@
 // A Matrix holds the ratings twice over the same triples, compressed by
 // row (Row(i): one user's items and values) and by column (Col(j): one
 // item's users and values), so that alternating solvers sweep users and
-// items without copying. New and Build make one from Triples; Build can
-// average repeated (user, item) pairs.
+// items without copying, in 16 bytes per rating: int32 indices and
+// float32 values when every value is exactly a float32 (integer and
+// half-star ratings are), float64 otherwise; Values reads either. New and
+// Build make one from Triples, and Build can average repeated (user, item)
+// pairs; a Builder takes ratings already in row-major order without a
+// []Triple. The loaders stream the file and keep 12 bytes per rating line
+// read.
 //
 // Files name users and items by external IDs. An IDs maps them to the
 // dense row and column indices, assigned in order of first appearance among

@@ -23,7 +23,7 @@ func ExampleRead() {
 
 	items, values := d.Ratings.Row(0) // alice
 	for p, j := range items {
-		fmt.Printf("%s rated %s: %g\n", d.Users.ID(0), d.Items.ID(int(j)), values[p])
+		fmt.Printf("%s rated %s: %g\n", d.Users.ID(0), d.Items.ID(int(j)), values.At(p))
 	}
 	users, _ := d.Ratings.Col(0) // dune
 	fmt.Println("dune rated by", len(users), "users")
@@ -83,4 +83,34 @@ func ExampleParseRange() {
 	// mldat declares [1, 5]; flag gives [0.5, 5]
 	// 2 ratings in [0.5, 5]
 	// ratings: rating range "5,1": minimum 5 is not below maximum 1
+}
+
+// A Builder takes ratings already in row-major order, as a generator
+// walking its cells produces them, without a []Triple. A rating out of
+// that order is an error, after which the Builder refuses every call.
+func ExampleBuilder() {
+	b, err := ratings.NewBuilder(2, 3, 4)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range []struct {
+		user, item int
+		value      float64
+	}{{0, 0, 4}, {0, 2, 3.5}, {1, 1, 5}, {1, 2, 1}} {
+		if err := b.Add(r.user, r.item, r.value); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	m := b.Matrix()
+	users, values := m.Col(2)
+	for p, i := range users {
+		fmt.Printf("user %d rated item 2: %g\n", i, values.At(p))
+	}
+	fmt.Println(m.Len(), "ratings,", m.Bytes(), "bytes")
+	// Output:
+	// user 0 rated item 2: 3.5
+	// user 1 rated item 2: 1
+	// 4 ratings, 120 bytes
 }

@@ -68,3 +68,70 @@ func (x *IDs) ID(i int) string { return x.ids[i] }
 
 // Len returns the number of IDs.
 func (x *IDs) Len() int { return len(x.ids) }
+
+// numCache maps IDs in canonical decimal form ("0" or digits without a
+// leading zero, at most 9 of them) to their index by a slice indexed by
+// the number, in front of an IDs' map, which a loader would otherwise
+// consult twice per line. It only remembers what the map holds, so
+// lookups through it give the map's answers. It grows to at most
+// 4·Len() + 1024 entries of the IDs it serves; larger numbers go to the
+// map.
+type numCache struct {
+	idx []int32 // idx[n] is 1 + the index of ID n, or 0 if not known yet
+}
+
+// number returns the value of id if it is in canonical decimal form.
+func number[T ~string | ~[]byte](id T) (int, bool) {
+	if len(id) == 0 || len(id) > 9 || id[0] == '0' && len(id) > 1 {
+		return 0, false
+	}
+	n := 0
+	for k := range len(id) {
+		c := id[k]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = 10*n + int(c-'0')
+	}
+	return n, true
+}
+
+// cacheFind returns the index of id in x, which c serves, and whether x
+// has it.
+func cacheFind[T ~string | ~[]byte](c *numCache, x *IDs, id T) (int32, bool) {
+	n, num := number(id)
+	if num && n < len(c.idx) {
+		if k := c.idx[n]; k > 0 {
+			return k - 1, true
+		}
+	}
+	i, ok := x.index[string(id)]
+	if ok && num {
+		c.grow(n, x.Len())
+		if n < len(c.idx) {
+			c.idx[n] = i + 1
+		}
+	}
+	return i, ok
+}
+
+// cachePut records in c that id has index i.
+func cachePut[T ~string | ~[]byte](c *numCache, id T, i int32) {
+	if n, ok := number(id); ok {
+		c.grow(n, int(i)+1)
+		if n < len(c.idx) {
+			c.idx[n] = i + 1
+		}
+	}
+}
+
+// grow makes room for number n if that keeps the cache within its bound
+// for an IDs of size ids.
+func (c *numCache) grow(n, ids int) {
+	if n < len(c.idx) || n >= 4*ids+1024 {
+		return
+	}
+	size := max(2*len(c.idx), n+1, 1024)
+	size = min(size, 4*ids+1024)
+	c.idx = append(c.idx, make([]int32, size-len(c.idx))...)
+}

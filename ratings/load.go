@@ -10,7 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
+	"sort"
 	"strings"
 )
 
@@ -198,9 +198,18 @@ type loader struct {
 	coldUsers    map[string]struct{}
 	coldItems    map[string]struct{}
 
-	triples []Triple
-	lines   []int32 // lines[k] is the line of triples[k]
-	stats   Stats
+	// The ratings kept, as columns: user and item indices, values
+	// (float32 while every value is exactly one) and line numbers.
+	us, is []int32
+	vs     Values
+	runs   []lineRun // the line of each record, compressed: see lineOf
+	// Dense caches in front of users.index and items.index for IDs in
+	// canonical decimal form, the usual case: see numCache.
+	userCache, itemCache numCache
+	// expect is the guessed number of lines: once the first maxPrealloc
+	// are in, the buffers grow to it at once rather than step by step.
+	expect int
+	stats  Stats
 }
 
 func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, error) {
@@ -262,9 +271,10 @@ func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, err
 	}
 
 	l := &loader{file: name, format: format, ranged: ranged, dup: opts.Duplicates}
-	if n := estimateLines(size, head); n > 0 {
-		l.triples = make([]Triple, 0, n)
-		l.lines = make([]int32, 0, n)
+	if n, all := estimateLines(size, head); n > 0 {
+		l.us, l.is = make([]int32, 0, n), make([]int32, 0, n)
+		l.vs.f32 = make([]float32, 0, n)
+		l.expect = all
 	}
 	l.min, l.max = format.DefaultRange()
 	switch format {
@@ -387,7 +397,7 @@ func (l *loader) scanLines(r io.Reader, bufSize int, sep []byte, cols columns, w
 			return err
 		}
 		if l.format == FormatML100k || l.format == FormatMLDat || l.format == FormatMLCSV {
-			if _, err := strconv.ParseInt(string(fields[3]), 10, 64); err != nil {
+			if !isInt64(fields[3]) {
 				return l.errAt(line, fmt.Errorf("%w: timestamp %s is not an integer", ErrSyntax, quote(fields[3])))
 			}
 		}
@@ -496,8 +506,8 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 		}
 		return l.errAt(line, fmt.Errorf("%w: rating %v is not a multiple of %v (%s rates in whole or half stars)", ErrRange, v, l.step, l.format))
 	}
-	u, uok := l.users.index[string(user)]
-	i, iok := l.items.index[string(item)]
+	u, uok := cacheFind(&l.userCache, l.users, user)
+	i, iok := cacheFind(&l.itemCache, l.items, item)
 	if l.fixed {
 		if !uok || !iok {
 			l.stats.Cold++
@@ -512,14 +522,46 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 	} else {
 		if !uok {
 			u = l.users.add(string(user))
+			cachePut(&l.userCache, user, u)
 		}
 		if !iok {
 			i = l.items.add(string(item))
+			cachePut(&l.itemCache, item, i)
 		}
 	}
-	l.triples = append(l.triples, Triple{User: u, Item: i, Value: v})
-	l.lines = append(l.lines, int32(line))
+	if n := len(l.us); n == cap(l.us) && n >= maxPrealloc && l.expect > n {
+		l.grow(l.expect)
+	}
+	l.us, l.is = append(l.us, u), append(l.is, i)
+	appendValue(&l.vs, v)
+	// Record k−1 is in the last run.
+	if k, last := len(l.us)-1, len(l.runs)-1; last < 0 || l.runs[last].line+(k-1-l.runs[last].rec)+1 != line {
+		l.runs = append(l.runs, lineRun{rec: k, line: line})
+	}
 	return nil
+}
+
+// lineRun says that record rec, and each record after it up to the next
+// run, was read from line line, line+1, …: a file without skipped lines
+// between records is one run, so the loader needs no line number per
+// record.
+type lineRun struct{ rec, line int }
+
+// lineOf returns the line number of record k (0 ≤ k < len(l.us)).
+func (l *loader) lineOf(k int) int {
+	i := sort.Search(len(l.runs), func(i int) bool { return l.runs[i].rec > k }) - 1
+	return l.runs[i].line + k - l.runs[i].rec
+}
+
+// grow makes room for n records in all of the loader's buffers.
+func (l *loader) grow(n int) {
+	l.us = slices.Grow(l.us, n-len(l.us))
+	l.is = slices.Grow(l.is, n-len(l.is))
+	if l.vs.f64 != nil {
+		l.vs.f64 = slices.Grow(l.vs.f64, n-len(l.vs.f64))
+	} else {
+		l.vs.f32 = slices.Grow(l.vs.f32, n-len(l.vs.f32))
+	}
 }
 
 // finish builds the Dataset from the records read.
@@ -528,7 +570,7 @@ func (l *loader) finish() (*Dataset, error) {
 	if l.fixed {
 		st.ColdUsers, st.ColdItems = len(l.coldUsers), len(l.coldItems)
 	}
-	if len(l.triples) == 0 {
+	if len(l.us) == 0 {
 		var err error
 		line := 0
 		switch {
@@ -548,17 +590,22 @@ func (l *loader) finish() (*Dataset, error) {
 	if dup == DuplicatesDefault {
 		dup = DuplicatesError
 	}
-	mat, averaged, err := Build(l.users.Len(), l.items.Len(), l.triples, dup)
+	// build holds the only references to the records, so that they can
+	// go before it makes the column view.
+	us, is, vs := l.us, l.is, l.vs
+	l.us, l.is, l.vs = nil, nil, Values{}
+	records := len(us)
+	mat, averaged, err := build(l.users.Len(), l.items.Len(), us, is, vs, dup)
 	if err != nil {
 		var de *DuplicateError
 		if errors.As(err, &de) {
-			return nil, l.errAt(int(l.lines[de.Second]), fmt.Errorf("%w: user %s, item %s already rated on line %d",
-				ErrDuplicate, quote(l.users.ID(int(de.User))), quote(l.items.ID(int(de.Item))), l.lines[de.First]))
+			return nil, l.errAt(l.lineOf(de.Second), fmt.Errorf("%w: user %s, item %s already rated on line %d",
+				ErrDuplicate, quote(l.users.ID(int(de.User))), quote(l.items.ID(int(de.Item))), l.lineOf(de.First)))
 		}
 		return nil, fmt.Errorf("ratings: %s: %w", l.file, err)
 	}
 	st.Averaged = averaged
-	st.Merged = len(l.triples) - mat.Len()
+	st.Merged = records - mat.Len()
 	return &Dataset{
 		Ratings: mat,
 		Users:   l.users,
@@ -569,6 +616,32 @@ func (l *loader) finish() (*Dataset, error) {
 		Format:  l.format,
 		Stats:   *st,
 	}, nil
+}
+
+// isInt64 reports whether b is a decimal int64 as strconv.ParseInt(b, 10,
+// 64) accepts it (an optional sign, at least one digit, nothing else, in
+// range), without making a string of it for every line.
+func isInt64(b []byte) bool {
+	neg := false
+	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
+		neg, b = b[0] == '-', b[1:]
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	for len(b) > 1 && b[0] == '0' {
+		b = b[1:]
+	}
+	limit := "9223372036854775807"
+	if neg {
+		limit = "9223372036854775808"
+	}
+	return len(b) < len(limit) || len(b) == len(limit) && string(b) <= limit
 }
 
 // splitFields appends to dst the fields of line separated by sep, with
@@ -598,7 +671,7 @@ func equalFields(fields [][]byte, want []string) bool {
 }
 
 // maxPrealloc bounds the records a loader allocates room for before
-// reading them (20 bytes each).
+// reading them (12 bytes each) until that many lines have been read.
 const maxPrealloc = 1 << 20
 
 // inputSize returns the number of bytes r holds if r tells — a
@@ -619,17 +692,19 @@ func inputSize(r io.Reader) int64 {
 }
 
 // estimateLines guesses the number of lines of an input of size bytes (−1
-// if unknown) whose first bytes are head. 0 means no guess. The guess lets
-// a loader allocate its buffers once.
-func estimateLines(size int64, head []byte) int {
+// if unknown) whose first bytes are head: n to allocate room for at once,
+// and all, the guess for the whole input. 0 means no guess. The guess lets
+// a loader allocate its buffers once or twice.
+func estimateLines(size int64, head []byte) (n, all int) {
 	newlines := bytes.Count(head, []byte{'\n'})
 	if size <= 0 || newlines == 0 {
-		return 0
+		return 0, 0
 	}
-	n := float64(size) / float64(len(head)) * float64(newlines) * 1.02
+	guess := float64(size) / float64(len(head)) * float64(newlines) * 1.02
 	// A wrong guess only costs memory: stay within what a file of the
 	// shortest plausible lines ("1,2,3\n") could need, and within
 	// maxPrealloc, so that a head of short lines before one endless line
 	// costs little; append grows the buffers past it.
-	return int(min(n, float64(size)/6+1, maxPrealloc))
+	all = int(min(guess, float64(size)/6+1, math.MaxInt32))
+	return min(all, maxPrealloc), all
 }

@@ -373,6 +373,13 @@ func TestBadInput(t *testing.T) {
 		{FormatCSV, Options{Min: -1, Max: 1}, "1,2,0.5\n1,3,1.5\n", 2, ErrRange, "outside [-1, 1]"},
 		{FormatCSV, Options{}, "a,b,3\n\"c\nd\",e,9\n", 3, ErrRange, "outside"},
 		{FormatCSV, Options{}, "a,b,3\na,b,4\n", 2, ErrDuplicate, "already rated on line 1"},
+		// Line numbers of duplicates across skipped lines (blank, header,
+		// SweetRS zeros, multi-line csv records), which the loader keeps
+		// as runs of consecutive lines.
+		{FormatTSV, Options{}, "u\ti\tr\n\na\tb\t3\nc\td\t4\n\n\ne\tf\t5\nc\td\t1\n", 8, ErrDuplicate, `user "c", item "d" already rated on line 4`},
+		{FormatTSV, Options{}, "a\tb\t3\n\nc\td\t4\n\ne\tf\t5\na\tb\t1\n", 6, ErrDuplicate, "already rated on line 1"},
+		{FormatSweetRS, Options{Duplicates: DuplicatesError}, `"product","user","value"` + "\n\"a\",1,0\n\"b\",1,3\n\"a\",2,0\n\"c\",1,4\n\"b\",1,5\n", 6, ErrDuplicate, "already rated on line 3"},
+		{FormatCSV, Options{}, "\"a\nb\",c,3\nd,e,4\n\"a\nb\",c,5\n", 5, ErrDuplicate, "already rated on line 2"}, // a record's last line
 		{FormatCSV, Options{}, "\n\n", 0, ErrNoRatings, "only blank lines"},
 		// tsv
 		{FormatTSV, Options{Header: HeaderYes}, "\nuser\titem\trating\n\n", 2, ErrNoRatings, "a header but no rating lines"},
@@ -511,5 +518,59 @@ func TestReadErrors(t *testing.T) {
 	_, err := Read(strings.NewReader(""), "", Options{})
 	if err == nil || !strings.Contains(err.Error(), "<input>") {
 		t.Errorf("empty name: err = %v", err)
+	}
+}
+
+// TestNumericIDCache reads IDs in and out of canonical decimal form,
+// which the loader looks up through a dense cache or its map: every line's
+// rating must land in the row and column of its own IDs, "7" and "07"
+// apart, in a training file and in a test file read against it.
+func TestNumericIDCache(t *testing.T) {
+	ids := []string{"7", "07", "0", "00", "123456789", "1234567890", "a1", "5000", "4", "999999999"}
+	var train, test strings.Builder
+	type rating struct {
+		user, item string
+		v          int
+	}
+	var want []rating
+	for k, u := range ids {
+		for q, it := range ids {
+			if (k+q)%3 == 0 {
+				continue
+			}
+			v := (k*7+q)%5 + 1
+			fmt.Fprintf(&train, "%s\t%s\t%d\n", u, it, v)
+			want = append(want, rating{u, it, v})
+			if (k+q)%3 == 1 {
+				fmt.Fprintf(&test, "%s\t%s\t%d\n", u, it, v)
+			}
+		}
+	}
+	d, err := Read(strings.NewReader(train.String()), "r.tsv", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te, err := ReadTest(strings.NewReader(test.String()), "t.tsv", Options{}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Users.Len() != len(ids) || d.Items.Len() != len(ids) {
+		t.Fatalf("%d users, %d items; want %d each", d.Users.Len(), d.Items.Len(), len(ids))
+	}
+	for _, r := range want {
+		i, iok := d.Users.Index(r.user)
+		j, jok := d.Items.Index(r.item)
+		if !iok || !jok || d.Users.ID(i) != r.user || d.Items.ID(j) != r.item {
+			t.Fatalf("user %q, item %q: indices %d, %d (%v, %v)", r.user, r.item, i, j, iok, jok)
+		}
+		if v, ok := d.Ratings.Get(i, j); !ok || v != float64(r.v) {
+			t.Errorf("user %q, item %q: %v, %v; want %d", r.user, r.item, v, ok, r.v)
+		}
+		if v, ok := te.Ratings.Get(i, j); ok && v != float64(r.v) {
+			t.Errorf("test: user %q, item %q: %v; want %d", r.user, r.item, v, r.v)
+		}
+	}
+	if te.Ratings.Len() == 0 || te.Stats.Cold != 0 {
+		t.Errorf("test set: %d ratings, %d cold", te.Ratings.Len(), te.Stats.Cold)
 	}
 }

@@ -1,6 +1,7 @@
 package ratings
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -77,26 +78,103 @@ func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 // so that solvers can sweep either way without copying. Within a row the
 // items are in increasing order, within a column the users are.
 //
+// Indices are int32 and values float32 when every value is exactly a
+// float32 (integers, half stars and any rating with at most 24 significant
+// bits), else float64: 16 bytes per rating for both views, 24 in the
+// fallback. Values hides which.
+//
 // A Matrix is safe for concurrent reads. The zero Matrix is not valid: use
-// New or Build.
+// New, Build or a Builder.
 type Matrix struct {
 	rows, cols int
 
 	rowPtr []int // len rows+1; row i is rowIdx[rowPtr[i]:rowPtr[i+1]]
 	rowIdx []int32
-	rowVal []float64
+	rowVal Values
 
 	colPtr []int // len cols+1; column j is colIdx[colPtr[j]:colPtr[j+1]]
 	colIdx []int32
-	colVal []float64
+	colVal Values
 
 	min, max float64
 }
 
+// Values is a read-only run of ratings, as Row and Col return them: the
+// matrix's own storage, float32 or float64, read through At (which is
+// exact either way) or copied out by CopyTo. The zero Values is empty.
+type Values struct {
+	f32 []float32
+	f64 []float64 // non-nil for a matrix with a value that is not exactly a float32
+}
+
+// ValuesOf returns Values that read x, sharing it: for code that passes
+// values of its own where a matrix's are expected.
+func ValuesOf(x []float64) Values { return Values{f64: x} }
+
+// Len returns the number of values.
+func (v Values) Len() int {
+	if v.f64 != nil {
+		return len(v.f64)
+	}
+	return len(v.f32)
+}
+
+// At returns value k, in rating units. It panics if k is not in
+// [0, Len()), like a slice index.
+func (v Values) At(k int) float64 {
+	if v.f64 != nil {
+		return v.f64[k]
+	}
+	return float64(v.f32[k])
+}
+
+// CopyTo copies the values into dst[:Len()] as float64 and returns that
+// slice. It panics if dst is shorter than Len().
+func (v Values) CopyTo(dst []float64) []float64 {
+	if v.f64 != nil {
+		return dst[:copy(dst[:len(v.f64)], v.f64)]
+	}
+	dst = dst[:len(v.f32)]
+	for k, x := range v.f32 {
+		dst[k] = float64(x)
+	}
+	return dst
+}
+
+// Slice returns values [lo, hi), sharing v's storage. It panics if
+// 0 ≤ lo ≤ hi ≤ Len() does not hold, like a slice expression.
+func (v Values) Slice(lo, hi int) Values {
+	if v.f64 != nil {
+		return Values{f64: v.f64[lo:hi:hi]}
+	}
+	return Values{f32: v.f32[lo:hi:hi]}
+}
+
+// exact32 reports whether x is exactly a float32.
+func exact32(x float64) bool { return float64(float32(x)) == x }
+
+// appendValue appends x to v, as a float32 while every value so far is
+// exactly one, switching v to float64 at the first that is not.
+func appendValue(v *Values, x float64) {
+	if v.f64 == nil {
+		if exact32(x) {
+			v.f32 = append(v.f32, float32(x))
+			return
+		}
+		f := make([]float64, len(v.f32), max(cap(v.f32), len(v.f32)+1))
+		for k, y := range v.f32 {
+			f[k] = float64(y)
+		}
+		v.f64, v.f32 = f, nil
+	}
+	v.f64 = append(v.f64, x)
+}
+
 // New builds an m × n Matrix from triples, which it does not keep or
 // modify. It returns an error if m or n is negative or above math.MaxInt32,
-// if an index is out of range, if a value is NaN or ±Inf, or, as a
-// *DuplicateError, if a (user, item) pair occurs twice.
+// if an index is out of range, if a value is NaN or ±Inf, if there are more
+// than math.MaxInt32 triples, or, as a *DuplicateError, if a (user, item)
+// pair occurs twice.
 func New(m, n int, triples []Triple) (*Matrix, error) {
 	mat, _, err := Build(m, n, triples, DuplicatesError)
 	return mat, err
@@ -108,13 +186,18 @@ func New(m, n int, triples []Triple) (*Matrix, error) {
 // than triples. The mean is computed without overflow and lies between the
 // least and greatest of the k values, so every stored value is finite.
 // Build returns an error, before building anything, if a value is NaN or
-// ±Inf. It runs in O(m + n + len(triples)) time.
+// ±Inf. It runs in O(m + n + len(triples)) time and needs, besides the
+// matrix, 20 bytes per triple while it works (24 if a value is not exactly
+// a float32).
 func Build(m, n int, triples []Triple, dup Duplicates) (mat *Matrix, averaged int, err error) {
 	if m < 0 || n < 0 || m > math.MaxInt32 || n > math.MaxInt32 {
 		return nil, 0, fmt.Errorf("ratings: matrix size %d × %d out of range [0, %d]", m, n, math.MaxInt32)
 	}
 	if dup != DuplicatesDefault && dup != DuplicatesError && dup != DuplicatesAverage {
 		return nil, 0, fmt.Errorf("ratings: unknown duplicates policy %d", int(dup))
+	}
+	if len(triples) > math.MaxInt32 {
+		return nil, 0, fmt.Errorf("ratings: %d triples, want at most %d", len(triples), math.MaxInt32)
 	}
 	for k, t := range triples {
 		switch {
@@ -127,100 +210,199 @@ func Build(m, n int, triples []Triple, dup Duplicates) (mat *Matrix, averaged in
 		}
 	}
 
+	us, is := make([]int32, len(triples)), make([]int32, len(triples))
+	var vs Values
+	for k, t := range triples {
+		us[k], is[k] = t.User, t.Item
+		appendValue(&vs, t.Value)
+	}
+	return build(m, n, us, is, vs, dup)
+}
+
+// build is Build for valid sizes and a valid policy, from the triples'
+// users, items and values, which must be valid.
+func build(m, n int, us, is []int32, vs Values, dup Duplicates) (mat *Matrix, averaged int, err error) {
 	// Two stable counting sorts, by item then by user, order the triples by
 	// (user, item, position): duplicates become adjacent, first one first.
-	nt := len(triples)
-	byItem := make([]int, nt)
+	nt := len(us)
+	byItem := make([]int32, nt)
 	next := make([]int, max(m, n)+1)
-	for _, t := range triples {
-		next[t.Item+1]++
+	for _, j := range is {
+		next[j+1]++
 	}
 	for j := 1; j <= n; j++ {
 		next[j] += next[j-1]
 	}
-	for k, t := range triples {
-		byItem[next[t.Item]] = k
-		next[t.Item]++
+	for k, j := range is {
+		byItem[next[j]] = int32(k)
+		next[j]++
 	}
 	clear(next)
-	for _, t := range triples {
-		next[t.User+1]++
+	for _, u := range us {
+		next[u+1]++
 	}
 	for i := 1; i <= m; i++ {
 		next[i] += next[i-1]
 	}
-	order := make([]int, nt)
+	// order[p] is the position of the p-th triple in (user, item) order.
+	order := make([]int32, nt)
 	for _, k := range byItem {
-		u := triples[k].User
+		u := us[k]
 		order[next[u]] = k
 		next[u]++
 	}
 	byItem = nil
 
-	mat = &Matrix{
-		rows:   m,
-		cols:   n,
-		rowPtr: make([]int, m+1),
-		rowIdx: make([]int32, 0, nt),
-		rowVal: make([]float64, 0, nt),
-		min:    math.Inf(1),
-		max:    math.Inf(-1),
-	}
+	b := newBuilder(m, n, nt)
 	for p := 0; p < nt; {
-		t := triples[order[p]]
-		v := t.Value
+		k := order[p]
+		u, j, v := us[k], is[k], vs.At(int(k))
 		q := p + 1
 		for ; q < nt; q++ {
-			u := triples[order[q]]
-			if u.User != t.User || u.Item != t.Item {
+			k2 := order[q]
+			if us[k2] != u || is[k2] != j {
 				break
 			}
 			if dup != DuplicatesAverage {
-				return nil, 0, &DuplicateError{User: t.User, Item: t.Item, First: order[p], Second: order[q]}
+				return nil, 0, &DuplicateError{User: u, Item: j, First: int(k), Second: int(k2)}
 			}
 		}
 		if q-p > 1 {
 			averaged++
-			v = mean(triples, order[p:q])
+			v = mean(vs, order[p:q])
 		}
-		mat.rowIdx = append(mat.rowIdx, t.Item)
-		mat.rowVal = append(mat.rowVal, v)
-		mat.rowPtr[t.User+1]++
-		mat.min, mat.max = math.Min(mat.min, v), math.Max(mat.max, v)
+		b.add(u, j, v)
 		p = q
 	}
-	if len(mat.rowVal) == 0 {
+	us, is, vs, order = nil, nil, Values{}, nil // garbage before the column view
+	return b.Matrix(), averaged, nil
+}
+
+// A Builder builds a Matrix from ratings given in row-major order (by
+// user, then by item, each pair once), as a generator that walks the cells
+// in order produces them, without the 16 bytes per rating of a []Triple:
+// it holds the row view as it grows (8 bytes per rating, 12 once a value
+// is not exactly a float32) and adds the column view at the end.
+type Builder struct {
+	m            *Matrix
+	err          error
+	lastI, lastJ int32 // the pair of the last rating added
+}
+
+// NewBuilder returns a Builder of an m × n matrix, with room for hint
+// ratings (a capacity hint; 0 is fine). It returns an error if m or n is
+// negative or above math.MaxInt32.
+func NewBuilder(m, n, hint int) (*Builder, error) {
+	if m < 0 || n < 0 || m > math.MaxInt32 || n > math.MaxInt32 {
+		return nil, fmt.Errorf("ratings: matrix size %d × %d out of range [0, %d]", m, n, math.MaxInt32)
+	}
+	return newBuilder(m, n, max(hint, 0)), nil
+}
+
+// newBuilder is NewBuilder for valid sizes.
+func newBuilder(m, n, hint int) *Builder {
+	hint = min(hint, math.MaxInt32)
+	return &Builder{m: &Matrix{
+		rows: m, cols: n,
+		rowPtr: make([]int, m+1),
+		rowIdx: make([]int32, 0, hint),
+		rowVal: Values{f32: make([]float32, 0, hint)},
+		min:    math.Inf(1),
+		max:    math.Inf(-1),
+	}, lastI: -1}
+}
+
+// Add appends the rating value of user (row) i for item (column) j. It
+// returns an error, and the Builder then refuses every later call, if i or
+// j is out of range, if value is NaN or ±Inf, if (i, j) does not come
+// after the previous pair in row-major order (a repeated pair included),
+// or if the matrix would hold more than math.MaxInt32 ratings.
+func (b *Builder) Add(i, j int, value float64) error {
+	if b.err != nil {
+		return b.err
+	}
+	mat := b.m
+	n := len(mat.rowIdx)
+	switch {
+	case i < 0 || i >= mat.rows:
+		b.err = fmt.Errorf("ratings: rating %d: user index %d out of range [0, %d)", n, i, mat.rows)
+	case j < 0 || j >= mat.cols:
+		b.err = fmt.Errorf("ratings: rating %d: item index %d out of range [0, %d)", n, j, mat.cols)
+	case math.IsNaN(value) || math.IsInf(value, 0):
+		b.err = fmt.Errorf("ratings: rating %d: value %v is not finite", n, value)
+	case n == math.MaxInt32:
+		b.err = fmt.Errorf("ratings: more than %d ratings", math.MaxInt32)
+	case i < int(b.lastI) || i == int(b.lastI) && j <= int(b.lastJ):
+		b.err = fmt.Errorf("ratings: rating %d: (user %d, item %d) does not come after (%d, %d) in row-major order", n, i, j, b.lastI, b.lastJ)
+	}
+	if b.err != nil {
+		return b.err
+	}
+	b.add(int32(i), int32(j), value)
+	return nil
+}
+
+// add is Add for a valid rating in order.
+func (b *Builder) add(i, j int32, v float64) {
+	mat := b.m
+	mat.rowIdx = append(mat.rowIdx, j)
+	appendValue(&mat.rowVal, v)
+	mat.rowPtr[i+1]++
+	b.lastI, b.lastJ = i, j
+	mat.min, mat.max = math.Min(mat.min, v), math.Max(mat.max, v)
+}
+
+// Matrix returns the matrix built, after which the Builder refuses every
+// call. It returns nil if Add has failed or Matrix was called before.
+func (b *Builder) Matrix() *Matrix {
+	if b.err != nil || b.m == nil {
+		return nil
+	}
+	mat := b.m
+	b.m, b.err = nil, errors.New("ratings: Builder used after Matrix")
+	if len(mat.rowIdx) == 0 {
 		mat.min, mat.max = 0, 0
 	}
-	for i := 1; i <= m; i++ {
+	for i := 1; i <= mat.rows; i++ {
 		mat.rowPtr[i] += mat.rowPtr[i-1]
 	}
-
 	// CSC from CSR by one more counting sort; rows are visited in order, so
 	// each column comes out sorted by user.
+	n := mat.cols
 	nnz := len(mat.rowIdx)
 	mat.colPtr = make([]int, n+1)
 	mat.colIdx = make([]int32, nnz)
-	mat.colVal = make([]float64, nnz)
 	for _, j := range mat.rowIdx {
 		mat.colPtr[j+1]++
 	}
 	for j := 1; j <= n; j++ {
 		mat.colPtr[j] += mat.colPtr[j-1]
 	}
+	next := make([]int, n)
 	copy(next, mat.colPtr[:n])
-	for i := 0; i < m; i++ {
+	if mat.rowVal.f64 != nil {
+		mat.colVal.f64 = make([]float64, nnz)
+	} else {
+		mat.colVal.f32 = make([]float32, nnz)
+	}
+	c32, c64, r32, r64 := mat.colVal.f32, mat.colVal.f64, mat.rowVal.f32, mat.rowVal.f64
+	for i := 0; i < mat.rows; i++ {
 		for p := mat.rowPtr[i]; p < mat.rowPtr[i+1]; p++ {
 			j := mat.rowIdx[p]
-			mat.colIdx[next[j]] = int32(i)
-			mat.colVal[next[j]] = mat.rowVal[p]
+			q := next[j]
+			mat.colIdx[q] = int32(i)
+			if r64 != nil {
+				c64[q] = r64[p]
+			} else {
+				c32[q] = r32[p]
+			}
 			next[j]++
 		}
 	}
-	return mat, averaged, nil
+	return mat
 }
 
-// mean returns the mean of triples[k].Value for k in idx: n = len(idx) ≥ 1
+// mean returns the mean of vs.At(k) for k in idx: n = len(idx) ≥ 1
 // finite values. The result is finite and lies in [lo, hi], the least and
 // greatest of them.
 //
@@ -233,11 +415,11 @@ func Build(m, n int, triples []Triple, dup Duplicates) (mat *Matrix, averaged in
 // still round past ±MaxFloat64 to ±Inf when the mean lies within rounding
 // of it; the clamp to [lo, hi], which also removes any rounding outside
 // the values' range, maps that to lo or hi.
-func mean(triples []Triple, idx []int) float64 {
+func mean(vs Values, idx []int32) float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var sum float64
 	for _, k := range idx {
-		v := triples[k].Value
+		v := vs.At(int(k))
 		sum += v
 		lo, hi = min(lo, v), max(hi, v)
 	}
@@ -247,7 +429,7 @@ func mean(triples []Triple, idx []int) float64 {
 		s := bits.Len(uint(len(idx))) + 1
 		var scaled float64
 		for _, k := range idx {
-			scaled += math.Ldexp(triples[k].Value, -s)
+			scaled += math.Ldexp(vs.At(int(k)), -s)
 		}
 		m = math.Ldexp(scaled/n, s)
 	}
@@ -271,6 +453,17 @@ func (m *Matrix) Cols() int { return m.cols }
 // Len returns the number of stored ratings.
 func (m *Matrix) Len() int { return len(m.rowIdx) }
 
+// Bytes returns the memory the matrix holds, in bytes: both views'
+// indices, values and row and column pointers.
+func (m *Matrix) Bytes() int {
+	const word = 8
+	vals := 4
+	if m.rowVal.f64 != nil {
+		vals = 8
+	}
+	return 2*m.Len()*(4+vals) + (m.rows+m.cols+2)*word
+}
+
 // Min returns the smallest stored rating, or 0 if there is none.
 func (m *Matrix) Min() float64 { return m.min }
 
@@ -278,20 +471,20 @@ func (m *Matrix) Min() float64 { return m.min }
 func (m *Matrix) Max() float64 { return m.max }
 
 // Row returns user i's ratings: item indices in increasing order and the
-// matching values. Both slices alias the matrix and must not be modified;
-// they are empty if the user has no rating. Row panics if i is not in
+// matching values. Both alias the matrix and must not be modified; they
+// are empty if the user has no rating. Row panics if i is not in
 // [0, Rows()), like a slice index.
-func (m *Matrix) Row(i int) (items []int32, values []float64) {
+func (m *Matrix) Row(i int) (items []int32, values Values) {
 	lo, hi := m.rowPtr[i], m.rowPtr[i+1]
-	return m.rowIdx[lo:hi:hi], m.rowVal[lo:hi:hi]
+	return m.rowIdx[lo:hi:hi], m.rowVal.Slice(lo, hi)
 }
 
 // Col returns item j's ratings: user indices in increasing order and the
-// matching values. Both slices alias the matrix and must not be modified.
-// Col panics if j is not in [0, Cols()), like a slice index.
-func (m *Matrix) Col(j int) (users []int32, values []float64) {
+// matching values. Both alias the matrix and must not be modified. Col
+// panics if j is not in [0, Cols()), like a slice index.
+func (m *Matrix) Col(j int) (users []int32, values Values) {
 	lo, hi := m.colPtr[j], m.colPtr[j+1]
-	return m.colIdx[lo:hi:hi], m.colVal[lo:hi:hi]
+	return m.colIdx[lo:hi:hi], m.colVal.Slice(lo, hi)
 }
 
 // Get returns the rating of user i for item j and whether there is one. It
@@ -303,7 +496,7 @@ func (m *Matrix) Get(i, j int) (float64, bool) {
 	items, values := m.Row(i)
 	p := sort.Search(len(items), func(p int) bool { return int(items[p]) >= j })
 	if p < len(items) && int(items[p]) == j {
-		return values[p], true
+		return values.At(p), true
 	}
 	return 0, false
 }
@@ -313,7 +506,7 @@ func (m *Matrix) All() iter.Seq[Triple] {
 	return func(yield func(Triple) bool) {
 		for i := 0; i < m.rows; i++ {
 			for p := m.rowPtr[i]; p < m.rowPtr[i+1]; p++ {
-				if !yield(Triple{User: int32(i), Item: m.rowIdx[p], Value: m.rowVal[p]}) {
+				if !yield(Triple{User: int32(i), Item: m.rowIdx[p], Value: m.rowVal.At(p)}) {
 					return
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,7 +35,7 @@ func TestNewSmall(t *testing.T) {
 	}
 	for _, tt := range rowTests {
 		items, values := m.Row(tt.i)
-		if !slices.Equal(items, tt.items) || !slices.Equal(values, tt.values) {
+		if !slices.Equal(items, tt.items) || !slices.Equal(floats(values), tt.values) {
 			t.Errorf("Row(%d) = %v, %v; want %v, %v", tt.i, items, values, tt.items, tt.values)
 		}
 	}
@@ -50,7 +51,7 @@ func TestNewSmall(t *testing.T) {
 	}
 	for _, tt := range colTests {
 		users, values := m.Col(tt.j)
-		if !slices.Equal(users, tt.users) || !slices.Equal(values, tt.values) {
+		if !slices.Equal(users, tt.users) || !slices.Equal(floats(values), tt.values) {
 			t.Errorf("Col(%d) = %v, %v; want %v, %v", tt.j, users, values, tt.users, tt.values)
 		}
 	}
@@ -248,5 +249,128 @@ func TestNumberedIDs(t *testing.T) {
 	}
 	if NumberedIDs(0, 0).Len() != 0 {
 		t.Error("NumberedIDs(0, 0) is not empty")
+	}
+}
+
+// floats returns a copy of v as a []float64.
+func floats(v Values) []float64 { return v.CopyTo(make([]float64, v.Len())) }
+
+// TestValuesStorage checks that a matrix keeps float32 values when every
+// value is exactly one, float64 otherwise (a value such as 0.1, or a mean
+// of duplicates such as 4/3), and returns every value exactly either way.
+func TestValuesStorage(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		in    []Triple
+		dup   Duplicates
+		bytes int // per rating, both views
+	}{
+		{"integers and halves", []Triple{{0, 0, 5}, {0, 1, 3.5}, {1, 0, -1}}, DuplicatesError, 16},
+		{"float32 extremes", []Triple{{0, 0, math.MaxFloat32}, {1, 1, math.SmallestNonzeroFloat32}}, DuplicatesError, 16},
+		{"0.1", []Triple{{0, 0, 5}, {0, 1, 0.1}, {1, 0, 2}}, DuplicatesError, 24},
+		{"MaxFloat64", []Triple{{1, 1, math.MaxFloat64}, {0, 0, 1}}, DuplicatesError, 24},
+		{"mean 4/3", []Triple{{0, 0, 1}, {0, 0, 1}, {0, 0, 2}, {1, 1, 3}}, DuplicatesAverage, 24},
+		{"mean 1.5", []Triple{{0, 0, 1}, {0, 0, 2}, {1, 1, 3}}, DuplicatesAverage, 16},
+	} {
+		m, _, err := Build(2, 2, tt.in, tt.dup)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if err := verifyMatrix(m); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+		if got, want := m.Bytes(), tt.bytes*m.Len()+(m.Rows()+m.Cols()+2)*8; got != want {
+			t.Errorf("%s: Bytes() = %d, want %d (%d per rating)", tt.name, got, want, tt.bytes)
+		}
+		// Every value read back is the value (or exact mean) given.
+		sums := map[[2]int32][]float64{}
+		for _, tr := range tt.in {
+			k := [2]int32{tr.User, tr.Item}
+			sums[k] = append(sums[k], tr.Value)
+		}
+		for k, vs := range sums {
+			want := vs[0]
+			if len(vs) > 1 {
+				want = 0
+				for _, v := range vs {
+					want += v
+				}
+				want /= float64(len(vs))
+			}
+			if got, ok := m.Get(int(k[0]), int(k[1])); !ok || got != want {
+				t.Errorf("%s: Get%v = %v, %v; want %v exactly", tt.name, k, got, ok, want)
+			}
+		}
+	}
+}
+
+// TestBuilder checks that a Builder given row-major ratings makes the
+// matrix Build makes, and refuses bad ratings and any use after Matrix.
+func TestBuilder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, frac := range []bool{false, true} {
+		var in []Triple
+		for i := range 30 {
+			for j := range 20 {
+				if r.IntN(4) == 0 {
+					v := float64(1 + r.IntN(5))
+					if frac {
+						v += r.Float64()
+					}
+					in = append(in, Triple{int32(i), int32(j), v})
+				}
+			}
+		}
+		b, err := NewBuilder(30, 20, len(in)/2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range in {
+			if err := b.Add(int(tr.User), int(tr.Item), tr.Value); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := b.Matrix()
+		want, err := New(30, 20, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := verifyMatrix(got); err != nil {
+			t.Error(err)
+		}
+		if !slices.Equal(got.Triples(), want.Triples()) || got.Bytes() != want.Bytes() || got.Min() != want.Min() || got.Max() != want.Max() {
+			t.Errorf("fractional %v: Builder and Build differ", frac)
+		}
+		if err := b.Add(29, 19, 1); err == nil || b.Matrix() != nil {
+			t.Error("Builder usable after Matrix")
+		}
+	}
+	for _, tt := range []struct {
+		i, j int
+		v    float64
+		want string
+	}{
+		{2, 0, 1, "out of range"},
+		{0, -1, 1, "out of range"},
+		{1, 1, math.NaN(), "not finite"},
+		{1, 1, math.Inf(-1), "not finite"},
+		{1, 2, 1, "does not come after"}, // the pair before
+		{1, 3, 1, "does not come after"}, // the same pair
+		{0, 4, 1, "does not come after"}, // an earlier row
+	} {
+		b, _ := NewBuilder(2, 5, 0)
+		if err := b.Add(1, 3, 4); err != nil {
+			t.Fatal(err)
+		}
+		err := b.Add(tt.i, tt.j, tt.v)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Add(%d, %d, %v) = %v, want an error with %q", tt.i, tt.j, tt.v, err, tt.want)
+		}
+		if b.Add(1, 4, 1) == nil || b.Matrix() != nil {
+			t.Errorf("Add(%d, %d, %v): Builder usable after an error", tt.i, tt.j, tt.v)
+		}
+	}
+	if _, err := NewBuilder(-1, 2, 0); err == nil {
+		t.Error("NewBuilder(-1, 2, 0): no error")
 	}
 }

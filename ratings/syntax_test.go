@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -304,11 +306,11 @@ func TestMean(t *testing.T) {
 	}
 	for _, tt := range tests {
 		in := make([]Triple, len(tt.in))
-		idx := make([]int, len(tt.in))
+		idx := make([]int32, len(tt.in))
 		for k, v := range tt.in {
-			in[k], idx[k] = Triple{Value: v}, k
+			in[k], idx[k] = Triple{Value: v}, int32(k)
 		}
-		got := mean(in, idx)
+		got := mean(ValuesOf(tt.in), idx)
 		if got != tt.want && math.Abs(got-tt.want) > 1e-15*math.Abs(tt.want) {
 			t.Errorf("mean(%v) = %v, want %v", tt.in, got, tt.want)
 		}
@@ -325,6 +327,29 @@ func TestMean(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "ratings: triple 1: value") {
 				t.Errorf("Build with %v, %v: err = %v", v, dup, err)
 			}
+		}
+	}
+}
+
+// TestIsInt64 holds the timestamp check to strconv.ParseInt(s, 10, 64),
+// which it replaces, on edge cases and on random short strings.
+func TestIsInt64(t *testing.T) {
+	cases := []string{"", "+", "-", "0", "-0", "+0", "00", "0012", "874965758", "1_0", "0x10", " 1", "1 ", "1.0", "1e3",
+		"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+		"09223372036854775807", "+9223372036854775807", "99999999999999999999", "-", "٣"}
+	r := rand.New(rand.NewPCG(7, 8))
+	const alphabet = "0123456789+-_ x"
+	for range 20000 {
+		b := make([]byte, r.IntN(22))
+		for k := range b {
+			b[k] = alphabet[r.IntN(len(alphabet))]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		_, err := strconv.ParseInt(s, 10, 64)
+		if got := isInt64([]byte(s)); got != (err == nil) {
+			t.Errorf("isInt64(%q) = %v, strconv.ParseInt error %v", s, got, err)
 		}
 	}
 }

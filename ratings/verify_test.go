@@ -15,8 +15,8 @@ func verifyMatrix(m *Matrix) error {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i := range rows {
 		items, values := m.Row(i)
-		if len(items) != len(values) {
-			return fmt.Errorf("row %d: %d items, %d values", i, len(items), len(values))
+		if len(items) != values.Len() {
+			return fmt.Errorf("row %d: %d items, %d values", i, len(items), values.Len())
 		}
 		for p, j := range items {
 			if j < 0 || int(j) >= cols {
@@ -25,7 +25,7 @@ func verifyMatrix(m *Matrix) error {
 			if p > 0 && items[p-1] >= j {
 				return fmt.Errorf("row %d: items not strictly increasing: %v", i, items)
 			}
-			v := values[p]
+			v := values.At(p)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("row %d item %d: value %v", i, j, v)
 			}
@@ -48,8 +48,8 @@ func verifyMatrix(m *Matrix) error {
 	var csc []Triple
 	for j := range cols {
 		users, values := m.Col(j)
-		if len(users) != len(values) {
-			return fmt.Errorf("col %d: %d users, %d values", j, len(users), len(values))
+		if len(users) != values.Len() {
+			return fmt.Errorf("col %d: %d users, %d values", j, len(users), values.Len())
 		}
 		for p, i := range users {
 			if i < 0 || int(i) >= rows {
@@ -58,7 +58,7 @@ func verifyMatrix(m *Matrix) error {
 			if p > 0 && users[p-1] >= i {
 				return fmt.Errorf("col %d: users not strictly increasing: %v", j, users)
 			}
-			csc = append(csc, Triple{User: i, Item: int32(j), Value: values[p]})
+			csc = append(csc, Triple{User: i, Item: int32(j), Value: values.At(p)})
 		}
 	}
 	slices.SortFunc(csc, func(a, b Triple) int {

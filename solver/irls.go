@@ -80,7 +80,7 @@ func newIRLSScratch(r, rows int) *irlsScratch {
 // as described at the top of this file.
 func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
 	r := t.opts.Rank
-	users, vals := t.x.Col(j)
+	users, stored := t.x.Col(j)
 	rnd := w.rand(sweep, phaseItems, j)
 	v := t.model.V[j*r : j*r+r]
 	t.startTheta(w, rnd, v)
@@ -96,6 +96,7 @@ func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
 		w.irls = newIRLSScratch(r, w.rows())
 	}
 	ir, c, lambda := w.irls, t.opts.Threshold, t.lambda(n)
+	vals := stored.CopyTo(w.y)
 	blk := dense.Gather(w.block, t.model.U, r, users)
 	dense.SetRidge(ir.gram0, r, lambda)
 	dense.SyrkLower(ir.gram0, r, blk, nil)

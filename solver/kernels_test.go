@@ -207,7 +207,7 @@ func TestLambdaCount(t *testing.T) {
 		}
 		for q, i := range users {
 			u := m.UserFactor(int(i))
-			e := -vals[q]
+			e := -vals.At(q)
 			for k := range u {
 				e += u[k] * theta[k]
 			}

@@ -52,7 +52,7 @@ func (m *Model) Errors(x *ratings.Matrix, clip Clip) (rmse, mae float64) {
 	for i := range x.Rows() {
 		items, vals := x.Row(i)
 		for k, j := range items {
-			d := clip.Apply(m.Predict(i, int(j))) - vals[k]
+			d := clip.Apply(m.Predict(i, int(j))) - vals.At(k)
 			se += d * d
 			ae += math.Abs(d)
 			n++

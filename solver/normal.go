@@ -32,7 +32,7 @@ func blockRows(x *ratings.Matrix) int {
 type scratch struct {
 	r     int
 	block []float64    // rows × r: the other side's factors of a row's ratings
-	y     []float64    // rows: their targets, less an offset
+	y     []float64    // rows: their targets (less an offset), as float64
 	pred  []float64    // rows: their predictions uᵀθ
 	wt    []float64    // rows: their IRLS weights
 	wy    []float64    // rows: weight × target
@@ -59,18 +59,16 @@ func (s *scratch) rows() int { return len(s.y) }
 // theta is nil and otherwise the Huber weight ψ_c(e)/e of the residual
 // e = (y_k − off) − f_kᵀθ. It gathers at most s.rows() factor rows at a
 // time and hands each block to the dense kernels.
-func (s *scratch) addStats(f []float64, idx []int32, y []float64, off float64, theta []float64, c float64, gram, rhs []float64) {
+func (s *scratch) addStats(f []float64, idx []int32, y ratings.Values, off float64, theta []float64, c float64, gram, rhs []float64) {
 	r, rows := s.r, s.rows()
 	for p0 := 0; p0 < len(idx); p0 += rows {
 		pe := min(p0+rows, len(idx))
 		blk := dense.Gather(s.block, f, r, idx[p0:pe])
-		yk := y[p0:pe]
+		yk := y.Slice(p0, pe).CopyTo(s.y)
 		if off != 0 {
-			t := s.y[:len(yk)]
-			for k, v := range yk {
-				t[k] = v - off
+			for k := range yk {
+				yk[k] -= off
 			}
-			yk = t
 		}
 		if theta == nil {
 			dense.SyrkLower(gram, r, blk, nil)

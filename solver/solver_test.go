@@ -54,7 +54,7 @@ func normalResidual(x *ratings.Matrix, m *Model, lambda float64, byUser bool) fl
 	for row := range n {
 		var (
 			idx  []int32
-			vals []float64
+			vals ratings.Values
 		)
 		if byUser {
 			idx, vals = x.Row(row)
@@ -68,7 +68,7 @@ func normalResidual(x *ratings.Matrix, m *Model, lambda float64, byUser bool) fl
 		}
 		for p, o := range idx {
 			a := other[int(o)*r : int(o)*r+r]
-			dense.Axpy(res, dense.Dot(a, theta)-vals[p], a)
+			dense.Axpy(res, dense.Dot(a, theta)-vals.At(p), a)
 		}
 		for _, v := range res {
 			worst = math.Max(worst, math.Abs(v))

@@ -199,7 +199,7 @@ func selectContributions(x *ratings.Matrix, ul *UserLevel, seed uint64, seeded b
 		for _, p := range chosen[from[i]:from[i+1]] {
 			j := items[p]
 			c.users[next[j]] = int32(i)
-			c.vals[next[j]] = math.Min(math.Max(vals[p], lo), hi) - ul.Center
+			c.vals[next[j]] = math.Min(math.Max(vals.At(int(p)), lo), hi) - ul.Center
 			next[j]++
 		}
 	}
@@ -239,7 +239,7 @@ func (t *trainer) userLevelStatsWith(s *scratch, j int, theta, gram, rhs []float
 	clear(rhs)
 	c := t.contrib
 	lo, hi := c.start[j], c.start[j+1]
-	s.addStats(t.clipped, c.users[lo:hi], c.vals[lo:hi], 0, theta, t.opts.Threshold, gram, rhs)
+	s.addStats(t.clipped, c.users[lo:hi], ratings.ValuesOf(c.vals[lo:hi]), 0, theta, t.opts.Threshold, gram, rhs)
 }
 
 // release adds the mechanism's noise to w.gram (one draw per entry on and

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/dpmc/dpmc/ratings"
 )
 
 func TestBenchmark(t *testing.T) {
@@ -91,6 +93,48 @@ func TestBenchmarkBadOptions(t *testing.T) {
 	} {
 		if _, err := tt.b.Generate(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: err = %v, want mention of %q", tt.b, err, tt.want)
+		}
+	}
+}
+
+// TestBenchmarkTest checks the held-out set: n cells, none rated in
+// training, values in [1, 5] from the same factors (so training and test
+// ratings of one generator agree in mean), the same for the same seed,
+// and errors for a wrong shape or too many cells.
+func TestBenchmarkTest(t *testing.T) {
+	b := Benchmark{Users: 300, Items: 80, Ratings: 2000, Rank: 10, NoiseSD: 0.1, Seed: 1}
+	d, err := b.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 1, 500, 300*80 - 2000} {
+		test, err := b.Test(n, d.Ratings)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if test.Len() != n || test.Rows() != b.Users || test.Cols() != b.Items {
+			t.Fatalf("n = %d: %d × %d with %d ratings", n, test.Rows(), test.Cols(), test.Len())
+		}
+		again, _ := b.Test(n, d.Ratings)
+		for tr := range test.All() {
+			if _, rated := d.Ratings.Get(int(tr.User), int(tr.Item)); rated {
+				t.Fatalf("n = %d: test cell (%d, %d) is rated in training", n, tr.User, tr.Item)
+			}
+			if tr.Value < 1 || tr.Value > 5 {
+				t.Fatalf("n = %d: rating %v outside [1, 5]", n, tr.Value)
+			}
+			if v, ok := again.Get(int(tr.User), int(tr.Item)); !ok || v != tr.Value {
+				t.Fatalf("n = %d: same seed, different test set at (%d, %d)", n, tr.User, tr.Item)
+			}
+		}
+	}
+	other, _ := Benchmark{Users: 30, Items: 80, Ratings: 200, Rank: 10, Seed: 1}.Generate()
+	for _, tc := range []struct {
+		n     int
+		train *ratings.Matrix
+	}{{-1, d.Ratings}, {300*80 - 1999, d.Ratings}, {10, other.Ratings}, {10, nil}} {
+		if _, err := b.Test(tc.n, tc.train); err == nil {
+			t.Errorf("Test(%d, …): no error", tc.n)
 		}
 	}
 }

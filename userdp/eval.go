@@ -47,7 +47,7 @@ func (res *Result) FoldInAll(train *ratings.Dataset) *Users {
 		cols, vals = cols[:0], vals[:0]
 		for p, j := range items {
 			cols = append(cols, itemOf[j])
-			vals = append(vals, math.Min(math.Max(vs[p], res.Min), res.Max))
+			vals = append(vals, math.Min(math.Max(vs.At(p), res.Min), res.Max))
 		}
 		ws.foldIn(res, res.V, cols, vals, us.U[i*r:(i+1)*r], &us.Bias[i])
 	}

@@ -436,7 +436,7 @@ func (t *trainer) prepare(d *ratings.Dataset) {
 			if !ok {
 				c = -1
 				_, vals := x.Col(j)
-				dropped += len(vals)
+				dropped += vals.Len()
 			}
 			colToCand[j] = c
 		}
@@ -463,7 +463,7 @@ func (t *trainer) prepare(d *ratings.Dataset) {
 		for p, j := range items {
 			if c := colToCand[j]; c >= 0 {
 				ac = append(ac, c)
-				av = append(av, math.Min(math.Max(vals[p], lo), hi))
+				av = append(av, math.Min(math.Max(vals.At(p), lo), hi))
 			}
 		}
 		t.acol[i], t.aval[i] = ac, av

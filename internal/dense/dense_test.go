@@ -429,3 +429,38 @@ func BenchmarkSolveCholesky(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCholeskyInverse inverts from an n × n factor, and then (op
+// "mulvec") solves by one product with the inverse: the two ways of
+// serving many right-hand sides that SolveCholesky competes with.
+func BenchmarkCholeskyInverse(b *testing.B) {
+	for _, n := range []int{8, 32, 64} {
+		r := rng.Seeded(1)
+		block := make([]float64, 2*n*n)
+		for i := range block {
+			block[i] = r.NormFloat64()
+		}
+		a := make([]float64, n*n)
+		SetRidge(a, n, 1)
+		SyrkLower(a, n, block, nil)
+		if err := Cholesky(a, n); err != nil {
+			b.Fatal(err)
+		}
+		inv, work := make([]float64, n*n), make([]float64, n*n)
+		b.Run(fmt.Sprintf("op=invert/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				CholeskyInverse(inv, a, n, work)
+			}
+		})
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i] = 1
+		}
+		b.Run(fmt.Sprintf("op=mulvec/n=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				MulVec(y, inv, n, x)
+			}
+			b.ReportMetric(2*float64(n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

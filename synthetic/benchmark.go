@@ -56,27 +56,22 @@ func (b Benchmark) Generate() (*ratings.Dataset, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}
-	r := b.Rank
-	u, v := b.factors()
-	cells := b.cells()
-	g := rng.Stream(b.Seed, 1003)
-	scale := 0.8 / math.Sqrt(float64(r))
 	// The cells are in row-major order, so a Builder takes them as they
 	// come, without a []Triple; values rounded to float32 keep the matrix
-	// at 16 bytes per rating.
-	mb, err := ratings.NewBuilder(b.Users, b.Items, len(cells))
+	// at 16 bytes per rating. Cell numbers take 4 bytes each while they fit.
+	mb, err := ratings.NewBuilder(b.Users, b.Items, b.Ratings)
 	if err != nil {
 		return nil, fmt.Errorf("synthetic: %w", err)
 	}
-	items := uint64(b.Items)
-	for _, c := range cells {
-		i, j := int(c/items), int(c%items)
-		if err := mb.Add(i, j, b.value(u[i*r:i*r+r], v[j*r:j*r+r], scale, g)); err != nil {
-			return nil, fmt.Errorf("synthetic: %w", err)
-		}
+	if uint64(b.Users)*uint64(b.Items) <= math.MaxUint32+1 {
+		err = addCells(b, mb, sampleCells[uint32](b))
+	} else {
+		err = addCells(b, mb, sampleCells[uint64](b))
 	}
-	cells, u, v = nil, nil, nil // garbage before the column view is built
-	m := mb.Matrix()
+	if err != nil {
+		return nil, err
+	}
+	m := mb.Matrix() // the cells are garbage by now
 	return &ratings.Dataset{
 		Ratings: m, Users: ratings.NumberedIDs(b.Users, 1), Items: ratings.NumberedIDs(b.Items, 1),
 		Min: 1, Max: 5,
@@ -176,29 +171,46 @@ func (b Benchmark) value(u, v []float64, scale float64, g *rand.Rand) float64 {
 	return float64(float32(math.Min(math.Max(x, 1), 5)))
 }
 
-// cells returns b.Ratings distinct cells i·Items + j, in increasing order,
-// a uniformly random subset. Sparse sets draw cells with replacement,
-// drop repeats and draw again for the missing ones: the final set depends
-// on the draws only through which cells they hit, symmetrically, so every
-// subset of the size is equally likely. Dense sets (over a quarter of the
-// cells) use selection sampling instead, which keeps each cell with
-// probability (wanted − kept)/(cells left).
-func (b Benchmark) cells() []uint64 {
+// addCells adds the ratings of the cells, in increasing order, to mb.
+func addCells[C uint32 | uint64](b Benchmark, mb *ratings.Builder, cells []C) error {
+	r := b.Rank
+	u, v := b.factors()
+	g := rng.Stream(b.Seed, 1003)
+	scale := 0.8 / math.Sqrt(float64(r))
+	items := uint64(b.Items)
+	for _, c := range cells {
+		i, j := int(uint64(c)/items), int(uint64(c)%items)
+		if err := mb.Add(i, j, b.value(u[i*r:i*r+r], v[j*r:j*r+r], scale, g)); err != nil {
+			return fmt.Errorf("synthetic: %w", err)
+		}
+	}
+	return nil
+}
+
+// sampleCells returns b.Ratings distinct cells i·Items + j, in increasing
+// order, a uniformly random subset; C must hold Users·Items − 1. Sparse
+// sets draw cells with replacement, drop repeats and draw again for the
+// missing ones: the final set depends on the draws only through which
+// cells they hit, symmetrically, so every subset of the size is equally
+// likely. Dense sets (over a quarter of the cells) use selection sampling
+// instead, which keeps each cell with probability (wanted − kept)/(cells
+// left). The draws do not depend on C.
+func sampleCells[C uint32 | uint64](b Benchmark) []C {
 	total := uint64(b.Users) * uint64(b.Items)
 	want := b.Ratings
 	g := rng.Stream(b.Seed, 1002)
-	cells := make([]uint64, 0, want)
+	cells := make([]C, 0, want)
 	if uint64(want) > total/4 {
 		for c := uint64(0); c < total && len(cells) < want; c++ {
 			if float64(total-c)*g.Float64() < float64(want-len(cells)) {
-				cells = append(cells, c)
+				cells = append(cells, C(c))
 			}
 		}
 		return cells
 	}
 	for len(cells) < want {
 		for range want - len(cells) {
-			cells = append(cells, g.Uint64N(total))
+			cells = append(cells, C(g.Uint64N(total)))
 		}
 		slices.Sort(cells)
 		cells = slices.Compact(cells)

@@ -54,7 +54,7 @@ func TestBenchmarkCellsUniform(t *testing.T) {
 	var count [users * items]int
 	for s := range runs {
 		b := Benchmark{Users: users, Items: items, Ratings: want, Rank: 1, Seed: uint64(s)}
-		for _, c := range b.cells() {
+		for _, c := range sampleCells[uint64](b) {
 			count[c]++
 		}
 	}
@@ -135,6 +135,26 @@ func TestBenchmarkTest(t *testing.T) {
 	}{{-1, d.Ratings}, {300*80 - 1999, d.Ratings}, {10, other.Ratings}, {10, nil}} {
 		if _, err := b.Test(tc.n, tc.train); err == nil {
 			t.Errorf("Test(%d, …): no error", tc.n)
+		}
+	}
+}
+
+// TestCellsWidth checks that cell numbers of 4 and 8 bytes give the same
+// cells, sparse and dense, so that Generate's choice does not change the
+// data.
+func TestCellsWidth(t *testing.T) {
+	for _, b := range []Benchmark{
+		{Users: 300, Items: 80, Ratings: 2000, Seed: 1},
+		{Users: 30, Items: 20, Ratings: 500, Seed: 2},
+	} {
+		a, c := sampleCells[uint32](b), sampleCells[uint64](b)
+		if len(a) != b.Ratings || len(c) != b.Ratings {
+			t.Fatalf("%+v: %d and %d cells", b, len(a), len(c))
+		}
+		for k := range a {
+			if uint64(a[k]) != c[k] {
+				t.Fatalf("%+v: cell %d is %d with uint32, %d with uint64", b, k, a[k], c[k])
+			}
 		}
 	}
 }

@@ -134,6 +134,7 @@ func Paper(opts solver.Options, assumed float64, maxUserRatings int, delta float
 		"per_release_epsilon is the paper's figure for ONE noise addition at the assumed sensitivity; nothing in the solver enforces it (a rating also moves its user's factor, which enters every item the user rated)",
 		fmt.Sprintf("the totals compose the %d noisy right-hand sides that the user with most ratings (%d) enters (%d per item); they are NOT a guarantee", r.ReleasesPerUser, maxUserRatings, perItem),
 		"the Gram matrix UᵀWU of every item solve carries no noise and reveals which users rated the item and their factors",
+		"the noise is the paper's floating-point sampler (math/rand/v2), whose outputs lie on lattices that can reveal the input (dpmc audit --sampler float); the exact discrete samplers are used by --privacy user",
 		"so the trained model has no proved differential-privacy guarantee; use --privacy user for one",
 	}
 	if opts.Seeded {

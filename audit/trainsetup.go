@@ -146,7 +146,7 @@ func NewPaperTrainSetup(o solver.Options, publicStart bool, delta float64, root 
 			o.Threshold = h.Alpha()
 		}
 	}
-	rep, err := privacy.Paper(o, math.Max(math.Abs(data.Min), math.Abs(data.Max)), maxRowLen(data.Data), delta)
+	rep, err := privacy.Paper(o, math.Max(math.Abs(data.Min), math.Abs(data.Max)), data.Data.MaxRowLen(), delta)
 	if err != nil {
 		return nil, fmt.Errorf("the paper's figures at δ = %g: %w", delta, err)
 	}
@@ -165,16 +165,6 @@ func NewPaperTrainSetup(o solver.Options, publicStart bool, delta float64, root 
 		return m.V, nil
 	}
 	return s, nil
-}
-
-// maxRowLen is the most ratings of one user in m.
-func maxRowLen(m *ratings.Matrix) int {
-	n := 0
-	for i := range m.Rows() {
-		items, _ := m.Row(i)
-		n = max(n, len(items))
-	}
-	return n
 }
 
 // SetClaim replaces the claim under test by g; from says where it comes

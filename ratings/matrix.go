@@ -470,6 +470,16 @@ func mean(vs Values, idx []int32) float64 {
 // Rows returns the number of users (rows), including users with no rating.
 func (m *Matrix) Rows() int { return m.rows }
 
+// MaxRowLen returns the largest number of ratings of one user (0 for a
+// matrix without ratings).
+func (m *Matrix) MaxRowLen() int {
+	n := 0
+	for i := range m.rows {
+		n = max(n, m.rowPtr[i+1]-m.rowPtr[i])
+	}
+	return n
+}
+
 // Cols returns the number of items (columns), including items with no
 // rating.
 func (m *Matrix) Cols() int { return m.cols }

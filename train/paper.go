@@ -110,22 +110,12 @@ func Paper(ctx context.Context, d *Data, opts solver.Options, s Settings) (*Resu
 	r := &Result{model: sm, data: d, opts: opts}
 	// The report comes after training, which has validated the options.
 	if opts.Noise != nil {
-		if r.Privacy, err = privacy.Paper(opts, math.Max(math.Abs(d.Min), math.Abs(d.Max)), MaxRowLen(d.Train), s.Delta); err != nil {
+		if r.Privacy, err = privacy.Paper(opts, math.Max(math.Abs(d.Min), math.Abs(d.Max)), d.Train.MaxRowLen(), s.Delta); err != nil {
 			return nil, err
 		}
 	}
 	r.fill(s, secs)
 	return r, nil
-}
-
-// MaxRowLen is the largest number of ratings of one user.
-func MaxRowLen(m *ratings.Matrix) int {
-	n := 0
-	for i := range m.Rows() {
-		items, _ := m.Row(i)
-		n = max(n, len(items))
-	}
-	return n
 }
 
 func ptr[T any](v T) *T { return &v }

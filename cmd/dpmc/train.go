@@ -307,6 +307,3 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	}
 	return nil
 }
-
-// maxRowLen is the largest number of ratings of one user.
-func maxRowLen(m *ratings.Matrix) int { return train.MaxRowLen(m) }

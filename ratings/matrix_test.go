@@ -374,3 +374,22 @@ func TestBuilder(t *testing.T) {
 		t.Error("NewBuilder(-1, 2, 0): no error")
 	}
 }
+
+func TestMaxRowLen(t *testing.T) {
+	for _, tc := range []struct {
+		triples []Triple
+		want    int
+	}{
+		{nil, 0},
+		{[]Triple{{0, 0, 1}}, 1},
+		{[]Triple{{0, 0, 1}, {1, 0, 2}, {1, 1, 3}, {2, 2, 4}}, 2},
+	} {
+		m, err := New(3, 3, tc.triples)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.MaxRowLen(); got != tc.want {
+			t.Errorf("%v: MaxRowLen = %d, want %d", tc.triples, got, tc.want)
+		}
+	}
+}

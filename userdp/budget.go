@@ -123,6 +123,15 @@ func SelectionDelta(tau, sigma float64, maxItems int) float64 {
 	return worst
 }
 
+// selectionCost is what private selection with failure probability
+// δ_sel adds to the δ of the other releases: δ_sel/(1 − δ_sel). With the
+// extra user the output is, by the independence of the noise on that
+// user's own items, a mixture (1 − p)·Q + p·R of the output without those
+// items (distributed as on the neighbour) and outputs that list one of
+// them, p ≤ δ_sel; then H_{e^ε}(P‖Q') ≤ δ(ε) + p/(1 − p) in the removal
+// direction and δ(ε) + p in the addition direction.
+func selectionCost(deltaSel float64) float64 { return deltaSel / (1 - deltaSel) }
+
 // SelectionThreshold returns the least threshold τ (in weighted-count
 // units) with SelectionDelta(τ, sigma, maxItems) ≤ delta.
 func SelectionThreshold(sigma float64, maxItems int, delta float64) float64 {

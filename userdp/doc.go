@@ -74,10 +74,13 @@
 // noise-only statistics and falls back to a zero bias. Ratings of other
 // items are dropped and counted (evaluation only). Without a catalogue an
 // item is released only if its noisy count W̃_j reaches a threshold τ
-// (Gaussian partition selection): an item that exists only because of one
-// user has count 1/√n for that user's n items, so the chance that any of
-// them is released is at most δ_sel = max_n n·P[1/√n + N(0, σ²) ≥ τ], and
-// τ is set so that δ_sel is SelectionDelta·δ. Released items are listed
+// (Gaussian partition selection), and only items that at least one
+// contributed rating reaches are candidates: an item that exists only
+// because of one user then has count 1/√n for that user's n contributed
+// items, so the chance that any of them is released is at most
+// δ_sel = max_n n·P[1/√n + N(0, σ²) ≥ τ], and τ is set so that δ_sel is
+// SelectionDelta·δ (an item reached only by ratings outside a user's
+// subset, or only in a held-out split, is never a candidate). Released items are listed
 // in a canonical ID order (never in file order, which is data).
 //
 // # Accounting
@@ -105,10 +108,16 @@
 // mechanisms is exactly √(Σμᵢ²)-GDP, whose (ε, δ) curve is the Gaussian
 // mechanism's own (Balle & Wang 2018). The pipeline finds the μ that meets
 // (ε, δ − δ_sel) and gives each release the share of μ² that Options.Shares
-// says. Private selection adds δ_sel: the output on a neighbour differs
-// from a pure Gaussian-mechanism output only on the event that an item of
-// the extra user alone is released, which has probability ≤ δ_sel. The
-// report lists every release with Δ₂, σ and μ.
+// says. The report lists every release with Δ₂, σ and μ.
+//
+// With either sampler, private selection adds δ_sel/(1 − δ_sel): the noise
+// on the extra user's own items (those only that user contributes to) is
+// independent of everything else, so with the user the output is a mixture
+// (1 − p)·Q + p·R of the output without those items — distributed as the
+// neighbour's, up to the other releases' own (ε, δ) — and outputs that
+// list one of them, p ≤ δ_sel; the hockey-stick divergence then grows by
+// at most p in the addition direction and p/(1 − p) in the removal
+// direction.
 //
 // The guarantee holds for unseeded runs (every draw from crypto/rand) and
 // for options chosen without looking at the data. Seeded runs are for

@@ -89,12 +89,14 @@ func ParseSampler(s string) (Sampler, error) {
 }
 
 // Shares split the privacy budget between the pipeline's releases, as
-// fractions of μ² (the squared GDP parameter, which adds up over
-// releases). They must be ≥ 0 and sum to 1; a zero share switches its
-// release off only where that is allowed (Mean with a public Center).
+// fractions of μ² (the squared GDP parameter, or 2ρ with the discrete
+// sampler's zCDP; either adds up over releases). Mean, Counts, Biases and
+// Factors must be ≥ 0 and sum to 1; Mean, Counts and Biases must be > 0,
+// and Factors > 0 unless the rank is 0.
 type Shares struct {
 	// Mean is the global mean (two releases: the sum of user means and the
-	// number of users).
+	// number of users; with a public Center, the number of users only).
+	// It must be > 0.
 	Mean float64 `json:"mean"`
 	// Counts is the noisy weighted item counts (selection, shrinkage,
 	// regularization, head/tail split).
@@ -142,7 +144,8 @@ type Options struct {
 	Items []string `json:"-"`
 
 	// Center, if not NaN, is a public global mean (rating units, in
-	// [Min, Max]) used instead of a noisy one; then Shares.Mean must be 0.
+	// [Min, Max]) used instead of a noisy one; Shares.Mean then goes to
+	// the number of users alone.
 	Center float64 `json:"center"`
 
 	// Rank is the number of latent factors (≥ 1; 0 = biases only).
@@ -178,8 +181,9 @@ type Options struct {
 	// Lambda (> 0) is the item-factor ridge per unit of weighted count:
 	// item j is regularized by Lambda·Ŵ_j + NoiseLambda·σ_G·√r.
 	Lambda float64 `json:"lambda"`
-	// NoiseLambda (≥ 0) scales the extra ridge that covers the noise of
-	// the Gram matrix (σ_G·√r is the order of its operator norm).
+	// NoiseLambda (≥ 0) scales the extra ridge NoiseLambda·σ_h² that
+	// covers the noise of the right-hand sides; the Gram matrix's noise is
+	// covered by σ_G·√r (the order of its operator norm) in any case.
 	NoiseLambda float64 `json:"noise_lambda"`
 	// UserLambda and UserBiasLambda (> 0) are the ridges of each user's
 	// local fit of factor and bias (rating units squared).

@@ -11,8 +11,8 @@ import (
 
 // Report is the privacy statement of one Train run: what was released,
 // with which noise, and the total guarantee. It holds no figure computed
-// from the raw data except under Evaluation, which is marked as
-// evaluation-only everywhere it is printed.
+// from the raw data (those are in Result.Evaluation and Summary), so it
+// can be published with the release.
 type Report struct {
 	// Unit is the privacy unit: "user" (adding or removing one user with
 	// all of the user's ratings).
@@ -45,8 +45,9 @@ type Report struct {
 	// parameter Σ μᵢ²/2 with discrete noise. The other one is 0.
 	Mu  float64 `json:"gdp_mu,omitempty"`
 	Rho float64 `json:"zcdp_rho,omitempty"`
-	// SelectionDelta is the δ spent on private item selection (0 with a
-	// catalogue) and Threshold the weighted-count threshold it sets.
+	// SelectionDelta is δ_sel, the probability bound of private item
+	// selection (0 with a catalogue; it costs δ_sel/(1 − δ_sel) of the
+	// total δ), and Threshold the weighted-count threshold it sets.
 	SelectionDelta float64 `json:"selection_delta"`
 	Threshold      float64 `json:"selection_threshold"`
 	// TotalEpsilon and TotalDelta are the proved total: δ(ε) of the
@@ -55,14 +56,10 @@ type Report struct {
 	TotalDelta   float64 `json:"total_delta"`
 	// Accountant names how the total was computed.
 	Accountant string `json:"accountant"`
-	// Evaluation holds figures computed from the raw data for the
-	// operator's evaluation. They are NOT released and NOT covered by the
-	// guarantee; do not publish them.
-	Evaluation Evaluation `json:"evaluation_only_not_released"`
 }
 
 // Evaluation holds exact, non-private figures about a run, for the
-// operator only.
+// operator only: NOT released and NOT covered by the guarantee.
 type Evaluation struct {
 	// DroppedOutsideCatalogue counts training ratings of items not in the
 	// catalogue.
@@ -74,7 +71,11 @@ func (r *Report) finish() {
 	e := r.Epsilon
 	r.EpsilonJSON = &e
 	mu := ComposeMu(r.Releases)
-	deltaGDP := r.Delta - r.SelectionDelta
+	sel := 0.0
+	if r.SelectionDelta > 0 {
+		sel = selectionCost(r.SelectionDelta)
+	}
+	deltaGDP := r.Delta - sel
 	if r.Sampler == SamplerDiscrete.String() {
 		r.Rho = mu * mu / 2
 		eps, err := discrete.ZCDPEpsilon(r.Rho, deltaGDP)
@@ -91,7 +92,7 @@ func (r *Report) finish() {
 		eps = math.Inf(1)
 	}
 	r.TotalEpsilon = eps
-	r.TotalDelta = GDPDelta(mu, eps) + r.SelectionDelta
+	r.TotalDelta = GDPDelta(mu, eps) + sel
 	r.Accountant = "Gaussian DP (μ-GDP): exact composition of the Gaussian releases, δ(ε) from the Gaussian privacy curve; plus the selection δ"
 }
 

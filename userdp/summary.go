@@ -79,7 +79,7 @@ func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data str
 	e := &s.Evaluation
 	e.Data = data
 	e.Users, e.Items, e.TrainRatings = train.Ratings.Rows(), train.Ratings.Cols(), train.Ratings.Len()
-	e.DroppedOutsideCatalogue = res.Report.Evaluation.DroppedOutsideCatalogue
+	e.DroppedOutsideCatalogue = res.Evaluation.DroppedOutsideCatalogue
 	e.TrainRMSE, _ = users.Errors(train.Ratings)
 	e.TestRMSE, e.TestMAE = math.NaN(), math.NaN()
 	if test != nil {

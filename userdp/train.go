@@ -59,6 +59,10 @@ type Result struct {
 	// Report says what was released with which noise and what it
 	// guarantees.
 	Report *Report
+	// Evaluation holds exact figures of the training data for the
+	// operator's evaluation: NOT released, NOT covered by the guarantee,
+	// and not written to a model file.
+	Evaluation Evaluation
 
 	// biasSums are the released noisy bias sums, with the tail's sum and
 	// scaled weight appended under private selection (kept for tests).
@@ -101,6 +105,7 @@ type trainer struct {
 	workers int
 	mu      float64 // the GDP parameter of the whole run
 	report  *Report
+	eval    Evaluation
 	noise   noiseScales
 
 	users int
@@ -149,21 +154,22 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 		return nil, err
 	}
 	t.prepare(d)
-	t.progress(fmt.Sprintf("prepared %d users over %d candidate items", t.users, len(t.candIDs)))
+	t.progress(fmt.Sprintf("prepared %d users over %d candidate items (exact counts of the data: evaluation only, not released)", t.users, len(t.candIDs)))
 
 	mu, nusers := t.mean()
 	t.decideFactors(nusers)
 	if err := t.planRest(); err != nil {
 		return nil, err
 	}
-	counts := t.counts()
-	model, mcounts := t.selectItems(counts)
+	counts, present := t.counts()
+	model, mcounts := t.selectItems(counts, present)
 	t.progress(fmt.Sprintf("released %d items", len(model)))
 	res := &Result{
 		Rank: t.opts.Rank, Mu: mu, Min: opts.Min, Max: opts.Max,
 		UserLambda: opts.UserLambda, UserBiasLambda: opts.UserBiasLambda,
 		UserLambdaPerRating: opts.UserLambdaPerRating,
 		Report:              t.report,
+		Evaluation:          t.eval,
 	}
 	res.ItemIDs = make([]string, len(model))
 	for j, c := range model {
@@ -232,7 +238,7 @@ func (t *trainer) plan() error {
 	deltaGDP := o.Delta
 	if o.Items == nil {
 		r.SelectionDelta = o.Delta * o.SelectionDelta
-		deltaGDP = o.Delta - r.SelectionDelta
+		deltaGDP = o.Delta - selectionCost(r.SelectionDelta)
 	}
 	if o.Sampler == SamplerDiscrete {
 		// Every release is ρᵢ-zCDP with ρᵢ = μᵢ²/2, μᵢ = Δ₂′/σ: shares of
@@ -440,7 +446,7 @@ func (t *trainer) prepare(d *ratings.Dataset) {
 			}
 			colToCand[j] = c
 		}
-		t.report.Evaluation.DroppedOutsideCatalogue = dropped
+		t.eval.DroppedOutsideCatalogue = dropped
 	} else {
 		t.candIDs = make([]string, x.Cols())
 		colToCand = make([]int32, x.Cols())
@@ -541,9 +547,14 @@ func (t *trainer) mean() (mu, users float64) {
 }
 
 // counts returns the (noisy) weighted count of every candidate item: each
-// user adds 1/√n to each of the n items the user contributes.
-func (t *trainer) counts() []float64 {
-	w := make([]float64, len(t.candIDs))
+// user adds 1/√n to each of the n items the user contributes. present[j]
+// says that some contributed rating reaches item j: without a catalogue
+// only such items may be selected, since an item that exists only through
+// one user's uncontributed ratings (outside the user's subset, or only in
+// a held-out split) has count 0, not the 1/√n that δ_sel's bound covers.
+func (t *trainer) counts() (w []float64, present []bool) {
+	w = make([]float64, len(t.candIDs))
+	present = make([]bool, len(t.candIDs))
 	for i := range t.users {
 		c := t.ccol[i]
 		if len(c) == 0 {
@@ -555,6 +566,7 @@ func (t *trainer) counts() []float64 {
 		}
 		for _, j := range c {
 			w[j] += wi
+			present[j] = true
 		}
 	}
 	if !t.opts.NoNoise {
@@ -562,20 +574,24 @@ func (t *trainer) counts() []float64 {
 			w[j] = t.noise.counts.add(w[j], t.rand(phaseCounts, 0, t.candIDs[j]))
 		}
 	}
-	return w
+	return w, present
 }
 
 // selectItems returns the released items (candidate indices, in canonical
-// ID order) and their released counts.
-func (t *trainer) selectItems(counts []float64) ([]int, []float64) {
+// ID order) and their released counts: the whole catalogue, or the present
+// items (see counts) whose count clears the threshold (all present items
+// without noise).
+func (t *trainer) selectItems(counts []float64, present []bool) ([]int, []float64) {
 	var keep []int
 	for c := range t.candIDs {
-		if t.opts.Items != nil || t.opts.NoNoise || counts[c] >= t.report.Threshold {
-			if t.opts.Items == nil && t.opts.NoNoise && counts[c] == 0 {
-				continue
-			}
-			keep = append(keep, c)
+		switch {
+		case t.opts.Items != nil:
+		case !present[c]:
+			continue
+		case !t.opts.NoNoise && counts[c] < t.report.Threshold:
+			continue
 		}
+		keep = append(keep, c)
 	}
 	slices.SortFunc(keep, func(a, b int) int { return compareIDs(t.candIDs[a], t.candIDs[b]) })
 	out := make([]float64, len(keep))

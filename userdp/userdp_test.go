@@ -555,3 +555,54 @@ func TestOverrides(t *testing.T) {
 		}
 	}
 }
+
+// Without a catalogue only items that some contributed rating reaches can
+// be selected. A user who rates 2000 items nobody else rates but
+// contributes only one of them (MaxItemsPerUser = 1) adds 1999 items of
+// count 0: if they were candidates, noise alone would release some of them
+// at this low threshold (δ_sel = 0.5·δ with δ = 0.2), which δ_sel does not
+// cover. At most the one contributed item may appear.
+func TestSelectionOnlyContributedItems(t *testing.T) {
+	var rows [][3]string
+	for u := range 30 {
+		for _, it := range []string{"a", "b", "c", "d"} {
+			rows = append(rows, [3]string{strconv.Itoa(u), it, strconv.Itoa(1 + (u % 5))})
+		}
+	}
+	for k := range 2000 {
+		rows = append(rows, [3]string{"hoarder", "h" + strconv.Itoa(k), "5"})
+	}
+	d := dataset(t, rows, "")
+	o := Defaults(1, 0.2, 1, 5)
+	o.SelectionDelta = 0.5
+	o.MaxItemsPerUser = 1
+	res := train(t, d, o)
+	n := 0
+	for _, id := range res.ItemIDs {
+		if strings.HasPrefix(id, "h") {
+			n++
+		}
+	}
+	if n > 1 {
+		t.Errorf("%d items rated only outside the hoarder's contribution were released (threshold %.3g)", n, res.Report.Threshold)
+	}
+}
+
+// The privacy report travels with the release (it is in the model file),
+// so it holds no exact figure of the data: the ratings dropped outside a
+// catalogue are in Result.Evaluation only.
+func TestReportHoldsNoExactFigure(t *testing.T) {
+	d := small(t, "")
+	o := Defaults(5, 1e-6, 1, 5).WithCatalogue([]string{"a", "b"})
+	res := train(t, d, o)
+	if res.Evaluation.DroppedOutsideCatalogue == 0 {
+		t.Fatal("nothing was dropped outside the catalogue: the test tests nothing")
+	}
+	b, err := json.Marshal(res.Report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "dropped") || strings.Contains(string(b), strconv.Itoa(res.Evaluation.DroppedOutsideCatalogue)) {
+		t.Errorf("the report carries the exact dropped count %d: %s", res.Evaluation.DroppedOutsideCatalogue, b)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/gaussian"
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
@@ -341,6 +342,42 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 			epsAt: func(delta0 float64) (float64, error) { return gaussian.Epsilon(sigma, s.L2, delta0) },
 			rdp:   func(a float64) (float64, error) { return a * d * d / 2, nil },
 			shape: gaussianNoise(d),
+		}, nil
+	case *discrete.Gaussian:
+		// s is the sensitivity after rounding to the grid (see
+		// discrete.RoundedSensitivity). The discrete Gaussian's Rényi
+		// divergence under an integer shift of norm Δ is at most the
+		// continuous one, a·Δ²/(2σ²) (Canonne, Kamath & Steinke 2020,
+		// Theorem 14), so RDP applies; its privacy-loss distribution is
+		// not the continuous one (accounting.DiscreteGaussianPLD is exact
+		// where the grid is small enough to enumerate).
+		if err := check.Positive("sensitivity L2 (Gaussian uses the ℓ2 sensitivity)", s.L2); err != nil {
+			return nil, err
+		}
+		d := s.L2 / mm.Sigma()
+		if err := finite("sensitivity L2 / discrete gaussian sigma", d); err != nil {
+			return nil, err
+		}
+		return &model{
+			epsAt: func(delta0 float64) (float64, error) {
+				g, err := mm.Guarantee(s, delta0)
+				return g.Epsilon, err
+			},
+			rdp:   func(a float64) (float64, error) { return a * d * d / 2, nil },
+			noPLD: "the discrete Gaussian's privacy-loss distribution lives on a lattice (DiscreteGaussianPLD enumerates it for small grids only)",
+		}, nil
+	case *discrete.Laplace, *discrete.Huber:
+		// Pure ε₀-DP at the rounded sensitivity: Rényi divergence at most
+		// min(ε₀, a·ε₀²/2) (Bun & Steinke 2016, Proposition 3.3).
+		g, err := m.Guarantee(s, 0)
+		if err != nil {
+			return nil, err
+		}
+		eps0 := g.Epsilon
+		return &model{
+			pure: true, eps0: eps0,
+			rdp:   func(a float64) (float64, error) { return math.Min(eps0, a*eps0*eps0/2), nil },
+			noPLD: "the discrete mechanism's privacy-loss distribution lives on a lattice (DiscreteLaplacePLD and DiscreteHuberPLD enumerate it for small grids only)",
 		}, nil
 	}
 	// A mechanism this package does not know: only its per-release

@@ -143,11 +143,14 @@
 // of two releases they agree to 1e-9 relative (lattice_test.go).
 // Enumeration limits them to small scales in grid units (up to
 // MaxLatticePoints points); at the grids discrete chooses (2⁴⁰ points per
-// scale) use instead the per-release Guarantee of the discrete mechanism —
-// Compose, Basic, KOV and DRV take any mechanism.Mechanism, with the
-// sensitivity from discrete.RoundedSensitivity — or, for the discrete
-// Gaussian, zCDP composition: k releases are (k·ρ)-zCDP with ρ from
-// discrete.Gaussian.ZCDP, converted by discrete.ZCDPEpsilon.
+// scale) Compose takes them with the sensitivity from
+// discrete.RoundedSensitivity: Basic, KOV and DRV from their per-release
+// Guarantee, and RDP — for the discrete Gaussian its Rényi curve, at most
+// the continuous one a·Δ₂²/(2σ²) (Canonne, Kamath & Steinke 2020, Theorem
+// 14), which is also its zCDP (discrete.Gaussian.ZCDP, converted by
+// discrete.ZCDPEpsilon); for the discrete Laplace and Huber the pure-ε
+// bounds min(ε₀, a·ε₀²/2). The continuous PLD accountant does not apply
+// to them.
 //
 // # Why this is written here
 //

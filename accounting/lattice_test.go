@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/discrete"
+	"github.com/dpmc/dpmc/gaussian"
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/mechanism"
@@ -166,7 +167,31 @@ func TestComposeDiscreteMechanisms(t *testing.T) {
 		if b == nil {
 			t.Fatalf("%s: no basic composition: %v", m, tot.NotApplicable)
 		}
+		// RDP applies to every discrete mechanism (the discrete Gaussian's
+		// Rényi curve, or the pure-ε bounds; at 10 releases of a pure
+		// mechanism basic composition can still be tighter).
+		r := tot.ByName(NameRDP)
+		if r == nil {
+			t.Fatalf("%s: no RDP accountant: %v", m, tot.NotApplicable)
+		}
+		if !(r.Epsilon > 0) || math.IsInf(r.Epsilon, 0) {
+			t.Errorf("%s: RDP ε %v", m, r.Epsilon)
+		}
+		if tot.ByName(NamePLD) != nil {
+			t.Errorf("%s: the continuous PLD accountant was applied to a discrete mechanism", m)
+		}
 		if m == discrete.Mechanism(gau) {
+			// Never below the exact curve of the continuous Gaussian with
+			// the same σ and Δ₂ composed 10 times (μ = √10·Δ₂/σ): the
+			// Rényi curve is the continuous one, and RDP's conversion only
+			// loosens it.
+			exact, err := gaussian.Epsilon(1, math.Sqrt(10)*s.L2/gau.Sigma(), 1e-6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Epsilon < exact {
+				t.Errorf("discrete Gaussian: RDP ε %v below the continuous exact %v", r.Epsilon, exact)
+			}
 			continue
 		}
 		g, _ := m.Guarantee(s, 0)

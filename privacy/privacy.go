@@ -28,8 +28,10 @@ package privacy
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/dpmc/dpmc/accounting"
+	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/gaussian"
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/laplace"
@@ -127,6 +129,16 @@ func Paper(opts solver.Options, assumed float64, maxUserRatings int, delta float
 		SensitivitySource: fmt.Sprintf("assumed, not enforced: Δ₁ = Δ₂ = %g (the largest rating, as the paper)", assumed),
 		ReleasesPerUser:   perItem * max(maxUserRatings, 1),
 	}
+	if d, ok := opts.Noise.(discrete.Mechanism); ok {
+		// Each release rounds an item's right-hand side (Rank coordinates)
+		// to the grid, which can move each by one more γ.
+		s, err := discrete.RoundedSensitivity(r.Sensitivity, opts.Rank, d.Granularity())
+		if err != nil {
+			return nil, fmt.Errorf("privacy: %w", err)
+		}
+		r.Sensitivity = s
+		r.SensitivitySource += fmt.Sprintf(", plus the rounding of %d coordinates to the grid γ = 2^%d", opts.Rank, math.Ilogb(d.Granularity()))
+	}
 	if err := r.compose(opts.Noise, delta); err != nil {
 		return nil, err
 	}
@@ -134,8 +146,12 @@ func Paper(opts solver.Options, assumed float64, maxUserRatings int, delta float
 		"per_release_epsilon is the paper's figure for ONE noise addition at the assumed sensitivity; nothing in the solver enforces it (a rating also moves its user's factor, which enters every item the user rated)",
 		fmt.Sprintf("the totals compose the %d noisy right-hand sides that the user with most ratings (%d) enters (%d per item); they are NOT a guarantee", r.ReleasesPerUser, maxUserRatings, perItem),
 		"the Gram matrix UᵀWU of every item solve carries no noise and reveals which users rated the item and their factors",
-		"the noise is the paper's floating-point sampler (math/rand/v2), whose outputs lie on lattices that can reveal the input (dpmc audit --sampler float); the exact discrete samplers are used by --privacy user",
 		"so the trained model has no proved differential-privacy guarantee; use --privacy user for one",
+	}
+	if _, ok := opts.Noise.(discrete.Mechanism); ok {
+		r.Notes = append(r.Notes, "the noise is exact discrete noise on a grid (package discrete): every noisy value is a multiple of γ")
+	} else {
+		r.Notes = append(r.Notes, "the noise is the paper's floating-point sampler (math/rand/v2), whose outputs lie on lattices that can reveal the input (dpmc audit --sampler float)")
 	}
 	if opts.Seeded {
 		r.Notes = append(r.Notes, "the noise was seeded, hence reproducible and not private")

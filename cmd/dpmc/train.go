@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/calibrate"
+	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/internal/progress"
 	"github.com/dpmc/dpmc/mechanism"
 	"github.com/dpmc/dpmc/model"
@@ -262,6 +263,10 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if threshold == 0 {
 		threshold = train.DefaultThreshold(noise)
 	}
+	_, seeded := fl.seed.rand(cmd)
+	if noise, err = paperSampler(cmd, fl.user.sampler, noise, seeded); err != nil {
+		return err
+	}
 	if err := checkOutput(fl.save, fl.force); err != nil {
 		return fmt.Errorf("--save: %w", err)
 	}
@@ -272,7 +277,6 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if err := checkRank(fl.rank, data.Train.Rows(), data.Train.Cols(), fl.workers); err != nil {
 		return err
 	}
-	_, seeded := fl.seed.rand(cmd)
 	opts := solver.Options{
 		Algorithm: algo, Rank: fl.rank, Lambda: fl.lambda, LambdaScale: lambdaScale, Iters: fl.iters,
 		IRLSIters: fl.irlsIters, Threshold: threshold, Init: init, Noise: noise,
@@ -306,4 +310,34 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		fmt.Fprintf(stderr, "dpmc: wrote the model (format %s version %d, paper mode: every user's factor, no privacy guarantee) to %s\n", model.Format, model.Version, fl.save)
 	}
 	return nil
+}
+
+// paperSampler returns the noise a --privacy paper run draws: the discrete
+// counterpart of noise (package discrete: exact, on a grid) unless the
+// run is seeded or --sampler float asks for the paper's floating-point
+// sampler, which then carries a warning.
+func paperSampler(cmd *cobra.Command, name string, noise mechanism.Mechanism, seeded bool) (mechanism.Mechanism, error) {
+	if name == "" {
+		name = "discrete"
+		if seeded {
+			name = "float"
+		}
+	}
+	switch name {
+	case "float":
+		if noise != nil && !seeded {
+			fmt.Fprintln(cmd.ErrOrStderr(), floatWarning)
+		}
+		return noise, nil
+	case "discrete":
+		if noise == nil {
+			return nil, nil
+		}
+		d, err := discrete.For(noise)
+		if err != nil {
+			return nil, fmt.Errorf("--sampler discrete: %w (--sampler float draws the paper's floating-point noise instead)", err)
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("--sampler %q: want discrete or float", name)
 }

@@ -154,7 +154,7 @@ func TestTrainBadInput(t *testing.T) {
 		{[]string{"--privacy", "user", "--epsilon", "1", "--weights", "heavy"}, "--weights"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--sampler", "exact"}, "--sampler"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--sampler", "float"}, "--sampler float is not private"},
-		{[]string{"--sampler", "float"}, "--sampler needs --privacy user"},
+		{[]string{"--sampler", "exact"}, "--sampler"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--factor-share", "0.3"}, "--factor-share needs --rank"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--synthetic", "fancy"}, "--synthetic"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--delta", "0"}, "--delta"},
@@ -269,6 +269,47 @@ func TestTrainUserSave(t *testing.T) {
 		_, stderr, code := dpmc(t, append(a, bad...)...)
 		if code != 1 || !strings.Contains(stderr, "--save") || strings.Contains(stderr, "train:") {
 			t.Errorf("%v: exit %d, %q (want an early --save error)", bad, code, stderr)
+		}
+	}
+}
+
+// Paper mode draws exact discrete noise unless the run is seeded (which
+// reproduces the paper's floating-point experiments) or asks for
+// --sampler float, which then warns when unseeded.
+func TestTrainPaperSampler(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		mechanism string
+		warns     bool
+	}{
+		{nil, "discrete-huber", false},
+		{[]string{"--seed", "3"}, "huber", false},
+		{[]string{"--seed", "3", "--sampler", "discrete"}, "discrete-huber", false},
+		{[]string{"--sampler", "float"}, "huber", true},
+		{[]string{"--mechanism", "gaussian", "--variance", "1"}, "discrete-gaussian", false},
+	} {
+		out, stderr, code := dpmc(t, append(append(small[:len(small):len(small)], "--json"), tc.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		var res struct {
+			Mechanism string `json:"mechanism"`
+			Privacy   struct {
+				Notes []string `json:"notes"`
+			} `json:"privacy"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if res.Mechanism != tc.mechanism {
+			t.Errorf("%v: mechanism %q, want %q", tc.args, res.Mechanism, tc.mechanism)
+		}
+		if got := strings.Contains(stderr, "--sampler float draws floating-point noise"); got != tc.warns {
+			t.Errorf("%v: float warning %v, want %v: %s", tc.args, got, tc.warns, stderr)
+		}
+		discreteNote := strings.Contains(strings.Join(res.Privacy.Notes, "\n"), "exact discrete noise on a grid")
+		if discreteNote != strings.HasPrefix(tc.mechanism, "discrete") {
+			t.Errorf("%v: the privacy notes do not say which sampler drew the noise: %v", tc.args, res.Privacy.Notes)
 		}
 	}
 }

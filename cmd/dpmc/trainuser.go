@@ -38,12 +38,12 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 	f.IntVar(&u.users, "users", 6040, "--synthetic realistic: number of users (items scale as users^0.6)")
 	f.IntVar(&u.headItems, "head-items", 0, "--privacy user: items that get factors, the most popular by noisy count (default 400)")
 	f.StringVar(&u.weights, "weights", "adaptive", "--privacy user: factor-step weights within each user: adaptive (∝ n̂^(−½)) or uniform")
-	f.StringVar(&u.sampler, "sampler", "discrete", "--privacy user: noise sampler: discrete (exact discrete Gaussian on a grid; the only private choice) or float (math/rand/v2 floating-point noise: NOT private, only with --seed, for comparisons)")
+	f.StringVar(&u.sampler, "sampler", "", "noise sampler: discrete (exact discrete noise on a grid; the only safe choice) or float (math/rand/v2 floating-point noise, whose values lie on lattices: NOT private; --privacy user allows it only with --seed). Default: discrete, except float for a seeded --privacy paper run (reproducing the paper's experiments)")
 	f.Float64Var(&u.share, "factor-share", 0, "--privacy user with an explicit --rank: share of the budget (of μ²) for the factors (default 0.4)")
 }
 
 // userModeOnly are flags that --privacy paper must refuse.
-var userModeOnly = []string{"items", "head-items", "weights", "factor-share", "save-users", "sampler"}
+var userModeOnly = []string{"items", "head-items", "weights", "factor-share", "save-users"}
 
 // paperModeOnly are the paper-mode flags that --privacy user refuses.
 var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init", "lambda-scale"}
@@ -103,6 +103,9 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 	}
 	if _, err := userdp.ParseWeights(fl.user.weights); err != nil {
 		return nil, fmt.Errorf("--weights: %w", err)
+	}
+	if fl.user.sampler == "" {
+		fl.user.sampler = userdp.SamplerDiscrete.String()
 	}
 	sampler, err := userdp.ParseSampler(fl.user.sampler)
 	if err != nil {

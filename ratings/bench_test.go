@@ -9,9 +9,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/dpmc/dpmc/internal/procstat"
 )
 
 // ml100kLike returns a MovieLens-100k-shaped tsv: 100000 distinct
@@ -103,7 +103,7 @@ func BenchmarkLoad10M(b *testing.B) {
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	var bytes int
-	cpu0, cpuOK := cpuTime()
+	cpu0, cpuOK := procstat.CPUTime()
 	for b.Loop() {
 		d, err := Load(path, Options{Format: FormatML100k})
 		if err != nil {
@@ -114,29 +114,11 @@ func BenchmarkLoad10M(b *testing.B) {
 		}
 		bytes = d.Ratings.Bytes()
 	}
-	if cpu1, _ := cpuTime(); cpuOK {
+	if cpu1, _ := procstat.CPUTime(); cpuOK {
 		b.ReportMetric((cpu1-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	}
 	b.ReportMetric(float64(bytes)/(1<<20), "matrix-MiB")
-	if hwm, ok := peakRSS(); ok {
+	if hwm, ok := procstat.PeakRSS(); ok {
 		b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MiB")
 	}
-}
-
-// peakRSS returns the process's peak resident set size in bytes, VmHWM
-// in /proc/self/status (Linux only).
-func peakRSS() (uint64, bool) {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb * 1024, err == nil
-		}
-	}
-	return 0, false
 }

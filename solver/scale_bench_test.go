@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dpmc/dpmc/internal/procstat"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 	"github.com/dpmc/dpmc/synthetic"
@@ -74,7 +75,7 @@ func BenchmarkScale(b *testing.B) {
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			b.ReportMetric(float64(ms.Sys)/(1<<20), "Sys-MiB")
-			if hwm, ok := peakRSS(); ok {
+			if hwm, ok := procstat.PeakRSS(); ok {
 				b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MiB")
 			}
 		})
@@ -105,7 +106,7 @@ func scaleRun(b *testing.B, x, test *ratings.Matrix, o Options, clip Clip, targe
 	var res run
 	for s := 1; s <= o.Iters; s++ {
 		start := time.Now()
-		cpu0, _ := cpuTime()
+		cpu0, _ := procstat.CPUTime()
 		b.StartTimer()
 		if err := t.parallel(ctx, x.Rows(), func(w *worker, i int) error { return t.user(w, s, i) }); err != nil {
 			b.Fatal(err)
@@ -114,7 +115,7 @@ func scaleRun(b *testing.B, x, test *ratings.Matrix, o Options, clip Clip, targe
 			b.Fatal(err)
 		}
 		b.StopTimer()
-		cpu1, _ := cpuTime()
+		cpu1, _ := procstat.CPUTime()
 		res.wall += time.Since(start)
 		res.cpu += cpu1 - cpu0
 		res.sweeps = s

@@ -1,19 +1,16 @@
 package solver
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/internal/procstat"
 	"github.com/dpmc/dpmc/mechanism"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/synthetic"
@@ -93,13 +90,13 @@ func benchSweeps(b *testing.B, x *ratings.Matrix, o Options, warm int) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0, cpuOK := cpuTime()
+	cpu0, cpuOK := procstat.CPUTime()
 	for b.Loop() {
 		sweep(s)
 		s++
 	}
 	b.ReportMetric(sweepFlops(x, o.Rank)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	if cpu1, _ := cpuTime(); cpuOK {
+	if cpu1, _ := procstat.CPUTime(); cpuOK {
 		cpu := (cpu1 - cpu0).Seconds()
 		b.ReportMetric(cpu*1e3/float64(b.N), "cpu-ms/op")
 		b.ReportMetric(sweepFlops(x, o.Rank)*float64(b.N)/cpu/1e9, "GFLOP/cpu-s")
@@ -109,7 +106,7 @@ func benchSweeps(b *testing.B, x *ratings.Matrix, o Options, warm int) {
 // reportCPU reports the process's CPU seconds per op since cpu0 (from
 // cpuTime), on Unix.
 func reportCPU(b *testing.B, cpu0 time.Duration, ok bool) {
-	if cpu1, _ := cpuTime(); ok {
+	if cpu1, _ := procstat.CPUTime(); ok {
 		b.ReportMetric((cpu1-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 	}
 }
@@ -148,7 +145,7 @@ func BenchmarkPaperML100k(b *testing.B) {
 			if algo == IRLS {
 				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
 			}
-			cpu0, ok := cpuTime()
+			cpu0, ok := procstat.CPUTime()
 			for b.Loop() {
 				if _, err := Train(context.Background(), x, o); err != nil {
 					b.Fatal(err)
@@ -180,30 +177,12 @@ func BenchmarkSweepSynthetic(b *testing.B) {
 		for _, rank := range []int{8, 32, 64} {
 			b.Run(fmt.Sprintf("ratings=%dM/rank=%d", x.Len()/1_000_000, rank), func(b *testing.B) {
 				benchSweeps(b, x, Options{Rank: rank, Lambda: 0.5, Iters: 1, Noise: noise, Seeded: true, Seed: 1}, 1)
-				if hwm, ok := peakRSS(); ok {
+				if hwm, ok := procstat.PeakRSS(); ok {
 					b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MB")
 				}
 			})
 		}
 	}
-}
-
-// peakRSS returns the process's peak resident set size in bytes, VmHWM
-// in /proc/self/status (Linux only).
-func peakRSS() (uint64, bool) {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb * 1024, err == nil
-		}
-	}
-	return 0, false
 }
 
 // BenchmarkPaperML100kNoiseless is BenchmarkPaperML100k without noise:
@@ -217,7 +196,7 @@ func BenchmarkPaperML100kNoiseless(b *testing.B) {
 			if algo == IRLS {
 				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
 			}
-			cpu0, ok := cpuTime()
+			cpu0, ok := procstat.CPUTime()
 			for b.Loop() {
 				if _, err := Train(context.Background(), x, o); err != nil {
 					b.Fatal(err)
@@ -250,7 +229,7 @@ func BenchmarkPaperNoiseDraws(b *testing.B) {
 			}
 			w := newTrainer(x, &o).newWorker()
 			v := make([]float64, r)
-			cpu0, ok := cpuTime()
+			cpu0, ok := procstat.CPUTime()
 			for b.Loop() {
 				for s := 1; s <= sweeps; s++ {
 					for j := range items {

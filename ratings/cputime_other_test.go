@@ -1,8 +1,0 @@
-//go:build !unix
-
-package ratings
-
-import "time"
-
-// cpuTime reports false: the process's CPU time is read on Unix only.
-func cpuTime() (time.Duration, bool) { return 0, false }

@@ -6,9 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpmc/dpmc/ratings"
-	"github.com/dpmc/dpmc/rng"
-	"github.com/dpmc/dpmc/synthetic"
 	"github.com/dpmc/dpmc/userdp"
 )
 
@@ -16,14 +13,7 @@ import (
 // every variant gets a row, and a variant that changes nothing matches
 // the defaults exactly (the runs are paired).
 func TestAblate(t *testing.T) {
-	d, err := synthetic.DefaultRealistic(400, 1).Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, te, err := ratings.Split(d, 0.2, rng.Seeded(2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, te := tinySplit(t)
 	same := Variant{"unchanged", func(o userdp.Options) userdp.Options { return o }}
 	a, err := Ablate(context.Background(), AblationConfig{
 		Config:   Config{Name: "tiny", Train: tr, Test: te, Epsilons: []float64{2, 10}, Delta: 1e-6, Runs: 2},

@@ -14,14 +14,7 @@ import (
 )
 
 func TestRunAndRender(t *testing.T) {
-	d, err := synthetic.DefaultRealistic(400, 1).Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, te, err := ratings.Split(d, 0.2, rng.Seeded(2))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, te := tinySplit(t)
 	res, err := Run(context.Background(), Config{
 		Name: "tiny", Train: tr, Test: te, Epsilons: []float64{1, 10}, Delta: 1e-6,
 		Runs: 2, Seeded: true, Seed: 9,
@@ -65,4 +58,19 @@ func TestMeanCI(t *testing.T) {
 	if math.Abs((hi-lo)/2-want) > 1e-9 {
 		t.Errorf("half-width %g, want %g", (hi-lo)/2, want)
 	}
+}
+
+// tinySplit is a 400-user MovieLens-1M-shaped data set split 80/20, at
+// fixed seeds.
+func tinySplit(t *testing.T) (tr, te *ratings.Dataset) {
+	t.Helper()
+	d, err := synthetic.DefaultRealistic(400, 1).Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, te, err = ratings.Split(d, 0.2, rng.Seeded(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, te
 }

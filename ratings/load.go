@@ -144,7 +144,7 @@ func Load(path string, opts Options) (*Dataset, error) {
 // fails after reading about MaxLineBytes, in memory of that order. Invalid
 // Options give a plain error; a failing r gives its error, wrapped.
 func Read(r io.Reader, name string, opts Options) (*Dataset, error) {
-	return read(r, name, opts, nil)
+	return read(r, name, opts, nil, defaultConfig())
 }
 
 // LoadPair loads a training file and a test file that share ID mappings,
@@ -180,27 +180,28 @@ func ReadTest(r io.Reader, name string, opts Options, train *Dataset) (*Dataset,
 	if train == nil || train.Users == nil || train.Items == nil {
 		return nil, errors.New("ratings: ReadTest needs a training Dataset with Users and Items")
 	}
-	return read(r, name, opts, train)
+	return read(r, name, opts, train, defaultConfig())
 }
 
 // loader holds the state of one read.
 type loader struct {
-	file     string
-	format   Format
-	min, max float64
-	ranged   bool    // min, max come from Options
-	step     float64 // if not 0, ratings must be multiples of step
-	dropZero bool    // rating 0 means "not rated"
-	dup      Duplicates
+	recordRules
+	dup Duplicates
+	// workers is the number of goroutines that parse a format without
+	// quoting in chunks of blockSize bytes (see readChunks); 0 reads it
+	// line by line.
+	workers, blockSize int
 
 	users, items *IDs
 	fixed        bool // users, items belong to a training set: look up only
 	coldUsers    map[string]struct{}
 	coldItems    map[string]struct{}
 
-	// The ratings kept, as columns: user and item indices, values
-	// (float32 while every value is exactly one) and line numbers.
+	// The ratings kept, as columns: user and item indices, values (coded
+	// in vc while they fit, else in vs: float32 while every value is
+	// exactly one) and line numbers.
 	us, is []int32
+	vc     *codedValues
 	vs     Values
 	runs   []lineRun // the line of each record, compressed: see lineOf
 	// Dense caches in front of users.index and items.index for IDs in
@@ -212,7 +213,7 @@ type loader struct {
 	stats  Stats
 }
 
-func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, error) {
+func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig) (*Dataset, error) {
 	if name == "" {
 		name = "<input>"
 	}
@@ -270,10 +271,11 @@ func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, err
 		}
 	}
 
-	l := &loader{file: name, format: format, ranged: ranged, dup: opts.Duplicates}
+	l := &loader{recordRules: recordRules{file: name, format: format, ranged: ranged}, dup: opts.Duplicates,
+		workers: cfg.workers, blockSize: cfg.blockSize, vc: &codedValues{}}
 	if n, all := estimateLines(size, head); n > 0 {
 		l.us, l.is = make([]int32, 0, n), make([]int32, 0, n)
-		l.vs.f32 = make([]float32, 0, n)
+		l.vc.codes = make([]uint8, 0, n)
 		l.expect = all
 	}
 	l.min, l.max = format.DefaultRange()
@@ -303,13 +305,14 @@ func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, err
 	ml := columns{user: 0, item: 1, rating: 2, n: 4}
 	switch format {
 	case FormatML100k:
-		err = l.readLines(newGuard(br, name, false), bufSize, []byte{'\t'}, ml, nil, HeaderNo)
+		err = l.readLines(newGuard(br, name, false), bufSize, &lineFormat{sep: []byte{'\t'}, cols: ml, mode: HeaderNo, stamp: true})
 	case FormatMLDat:
-		err = l.readLines(newGuard(br, name, false), bufSize, []byte("::"), ml, nil, HeaderNo)
+		err = l.readLines(newGuard(br, name, false), bufSize, &lineFormat{sep: []byte("::"), cols: ml, mode: HeaderNo, stamp: true})
 	case FormatMLCSV:
-		err = l.readLines(newGuard(br, name, false), bufSize, []byte{','}, ml, []string{"userId", "movieId", "rating", "timestamp"}, HeaderYes)
+		err = l.readLines(newGuard(br, name, false), bufSize, &lineFormat{sep: []byte{','}, cols: ml,
+			want: []string{"userId", "movieId", "rating", "timestamp"}, mode: HeaderYes, stamp: true})
 	case FormatTSV:
-		err = l.readLines(newGuard(br, name, false), bufSize, []byte{'\t'}, cols, nil, opts.Header)
+		err = l.readLines(newGuard(br, name, false), bufSize, &lineFormat{sep: []byte{'\t'}, cols: cols, mode: opts.Header})
 	case FormatSweetRS:
 		err = l.readCSV(newGuard(br, name, true), columns{item: 0, user: 1, rating: 2, n: 3}, []string{"product", "user", "value"}, HeaderYes)
 	case FormatCSV:
@@ -326,9 +329,20 @@ func read(r io.Reader, name string, opts Options, train *Dataset) (*Dataset, err
 	return d, nil
 }
 
+// recordRules are the rules a record of a file must follow, and the
+// file's name for errors.
+type recordRules struct {
+	file     string
+	format   Format
+	min, max float64
+	ranged   bool    // min, max come from Options
+	step     float64 // if not 0, ratings must be multiples of step
+	dropZero bool    // rating 0 means "not rated"
+}
+
 // errAt returns a *ParseError for line.
-func (l *loader) errAt(line int, err error) error {
-	return &ParseError{File: l.file, Line: line, Err: err}
+func (r *recordRules) errAt(line int, err error) error {
+	return &ParseError{File: r.file, Line: line, Err: err}
 }
 
 // isHeader reports whether the first non-blank record, whose rating field
@@ -344,62 +358,65 @@ func isHeader(mode Header, rating string, ok bool) bool {
 	return false
 }
 
-// readLines reads a format without quoting, one record per line, fields
-// separated by sep, from g, with a buffer of bufSize bytes to start with.
-// If want is non-nil the first non-blank line must be exactly that header;
-// else mode says whether to skip it.
-func (l *loader) readLines(g *guard, bufSize int, sep []byte, cols columns, want []string, mode Header) error {
-	return g.blame(l.scanLines(g, bufSize, sep, cols, want, mode))
+// lineFormat is how the formats without quoting lay out a line: fields
+// separated by sep in the columns cols; want, if not nil, is the header
+// the first non-blank line must be, else mode says whether to skip it;
+// stamp says that the fourth field is a timestamp that must be an integer
+// (ml100k, mldat, mlcsv).
+type lineFormat struct {
+	sep   []byte
+	cols  columns
+	want  []string
+	mode  Header
+	stamp bool
 }
 
-func (l *loader) scanLines(r io.Reader, bufSize int, sep []byte, cols columns, want []string, mode Header) error {
+// lineKind is what a line of a format without quoting turned out to be.
+type lineKind int
+
+const (
+	blankLine  lineKind = iota // blank, or of spaces
+	headerLine                 // the header, skipped
+	ratingLine                 // a rating to keep
+	zeroLine                   // a record dropped for its rating 0 (not rated)
+)
+
+// readLines reads a format without quoting, one record per line, from g,
+// with a buffer of bufSize bytes to start with: line by line, or in
+// chunks parsed by l.workers goroutines if that is at least 1.
+func (l *loader) readLines(g *guard, bufSize int, lf *lineFormat) error {
+	if l.workers > 0 {
+		return g.blame(l.readChunks(g, lf))
+	}
+	return g.blame(l.scanLines(g, bufSize, lf))
+}
+
+// scanLines reads the lines of r one by one with a bufio.Scanner.
+func (l *loader) scanLines(r io.Reader, bufSize int, lf *lineFormat) error {
 	sc := bufio.NewScanner(r)
 	// The guard stops a line at MaxLineBytes; the Scanner must hold that
 	// and the line ending.
 	sc.Buffer(make([]byte, 0, bufSize), MaxLineBytes+2)
-	limit := cols.n + 2 // split two fields past the last: a timestamp and extras
 	var fields [][]byte
 	first := true
 	for sc.Scan() {
 		l.stats.Lines++
 		line := l.stats.Lines
-		b := sc.Bytes()
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
+		kind, user, item, v, err := l.recordRules.parseLine(sc.Bytes(), line, lf, &first, &fields)
+		switch kind {
+		case headerLine:
+			l.stats.Header = line
+		case ratingLine, zeroLine:
+			l.stats.Records++
 		}
-		fields = splitFields(b, sep, limit, fields[:0])
-		if first {
-			first = false
-			if want != nil {
-				if !equalFields(fields, want) {
-					return l.errAt(line, fmt.Errorf("%w: want header %s, got %s", ErrSyntax, strings.Join(want, string(sep)), quote(b)))
-				}
-				l.stats.Header = line
-				continue
-			}
-			var rating []byte
-			if len(fields) > cols.rating {
-				rating = fields[cols.rating]
-			}
-			if isHeader(mode, string(rating), len(fields) > cols.rating) {
-				l.stats.Header = line
-				continue
-			}
-		}
-		n := len(fields)
-		if n == limit {
-			n += bytes.Count(fields[n-1], sep) // the last field holds the rest of the line
-		}
-		if err := fieldsError(n, func(k int) []byte { return fields[k] }, cols); err != nil {
-			return l.errAt(line, err)
-		}
-		if err := addRecord(l, line, fields[cols.user], fields[cols.item], fields[cols.rating]); err != nil {
+		if err != nil {
 			return err
 		}
-		if l.format == FormatML100k || l.format == FormatMLDat || l.format == FormatMLCSV {
-			if !isInt64(fields[3]) {
-				return l.errAt(line, fmt.Errorf("%w: timestamp %s is not an integer", ErrSyntax, quote(fields[3])))
-			}
+		switch kind {
+		case ratingLine:
+			keepRecord(l, line, user, item, v)
+		case zeroLine:
+			l.stats.Zeros++
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -409,6 +426,56 @@ func (l *loader) scanLines(r io.Reader, bufSize int, sep []byte, cols columns, w
 		return fmt.Errorf("ratings: reading %s: %w", l.file, err) // blame prefers the guard's error
 	}
 	return nil
+}
+
+// parseLine parses line number line, b, without its line ending, of a
+// format laid out as lf. first says that no non-blank line came before
+// (parseLine clears it); fields is scratch space. It returns what the
+// line is, and for a rating line its user and item ID and its rating. A
+// bad line gives an error; a header line or rating line may come with
+// one too (a wrong header, a bad timestamp), which then wins. It only
+// reads r, so goroutines can share it.
+func (r *recordRules) parseLine(b []byte, line int, lf *lineFormat, first *bool, fields *[][]byte) (kind lineKind, user, item []byte, v float64, err error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return blankLine, nil, nil, 0, nil
+	}
+	cols := lf.cols
+	limit := cols.n + 2 // split two fields past the last: a timestamp and extras
+	f := splitFields(b, lf.sep, limit, (*fields)[:0])
+	*fields = f
+	if *first {
+		*first = false
+		if lf.want != nil {
+			if !equalFields(f, lf.want) {
+				return headerLine, nil, nil, 0, r.errAt(line, fmt.Errorf("%w: want header %s, got %s", ErrSyntax, strings.Join(lf.want, string(lf.sep)), quote(b)))
+			}
+			return headerLine, nil, nil, 0, nil
+		}
+		var rating []byte
+		if len(f) > cols.rating {
+			rating = f[cols.rating]
+		}
+		if isHeader(lf.mode, string(rating), len(f) > cols.rating) {
+			return headerLine, nil, nil, 0, nil
+		}
+	}
+	n := len(f)
+	if n == limit {
+		n += bytes.Count(f[n-1], lf.sep) // the last field holds the rest of the line
+	}
+	if err := fieldsError(n, func(k int) []byte { return f[k] }, cols); err != nil {
+		return blankLine, nil, nil, 0, r.errAt(line, err)
+	}
+	user, item = f[cols.user], f[cols.item]
+	v, keep, err := checkRecord(r, line, user, item, f[cols.rating])
+	kind = ratingLine
+	if !keep {
+		kind = zeroLine
+	}
+	if err == nil && lf.stamp && !isInt64(f[3]) {
+		err = r.errAt(line, fmt.Errorf("%w: timestamp %s is not an integer", ErrSyntax, quote(f[3])))
+	}
+	return kind, user, item, v, err
 }
 
 // readCSV reads RFC 4180 comma-separated values with encoding/csv from g.
@@ -475,37 +542,59 @@ func (l *loader) parseCSV(g *guard, cols columns, want []string, mode Header) er
 // that neither []byte fields nor string fields need converting.
 func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) error {
 	l.stats.Records++
-	if line > math.MaxInt32 {
-		// Also bounds the number of users and items, which index as int32.
-		return l.errAt(line, fmt.Errorf("%w: more than %d lines", ErrRange, math.MaxInt32))
-	}
-	if err := checkID("user", user); err != nil {
-		return l.errAt(line, err)
-	}
-	if err := checkID("item", item); err != nil {
-		return l.errAt(line, err)
-	}
-	v, err := parseRating(rating)
+	v, keep, err := checkRecord(&l.recordRules, line, user, item, rating)
 	if err != nil {
-		return l.errAt(line, err)
+		return err
 	}
-	if v == 0 && l.dropZero {
+	if !keep {
 		l.stats.Zeros++
 		return nil
 	}
-	if !(v >= l.min && v <= l.max) {
+	keepRecord(l, line, user, item, v)
+	return nil
+}
+
+// checkRecord checks one record, on line line, by the rules r and returns
+// its rating, and keep false if the record is to be dropped (a rating 0
+// where that means "not rated"). It only reads r.
+func checkRecord[T ~string | ~[]byte](r *recordRules, line int, user, item, rating T) (v float64, keep bool, err error) {
+	if line > math.MaxInt32 {
+		// Also bounds the number of users and items, which index as int32.
+		return 0, false, r.errAt(line, fmt.Errorf("%w: more than %d lines", ErrRange, math.MaxInt32))
+	}
+	if err := checkID("user", user); err != nil {
+		return 0, false, r.errAt(line, err)
+	}
+	if err := checkID("item", item); err != nil {
+		return 0, false, r.errAt(line, err)
+	}
+	v, err = parseRating(rating)
+	if err != nil {
+		return 0, false, r.errAt(line, err)
+	}
+	if v == 0 && r.dropZero {
+		return 0, false, nil
+	}
+	if !(v >= r.min && v <= r.max) {
 		hint := ""
-		if l.format == FormatMLDat && !l.ranged && v == 0.5 {
+		if r.format == FormatMLDat && !r.ranged && v == 0.5 {
 			hint = " (MovieLens 10M rates 0.5–5: set Min 0.5; dpmc: --rating-range 0.5,5)"
 		}
-		return l.errAt(line, fmt.Errorf("%w: rating %v outside [%v, %v]%s", ErrRange, v, l.min, l.max, hint))
+		return 0, false, r.errAt(line, fmt.Errorf("%w: rating %v outside [%v, %v]%s", ErrRange, v, r.min, r.max, hint))
 	}
-	if l.step != 0 && v/l.step != math.Trunc(v/l.step) {
-		if l.step == 1 {
-			return l.errAt(line, fmt.Errorf("%w: rating %v is not an integer (%s rates in whole stars)", ErrRange, v, l.format))
+	if r.step != 0 && v/r.step != math.Trunc(v/r.step) {
+		if r.step == 1 {
+			return 0, false, r.errAt(line, fmt.Errorf("%w: rating %v is not an integer (%s rates in whole stars)", ErrRange, v, r.format))
 		}
-		return l.errAt(line, fmt.Errorf("%w: rating %v is not a multiple of %v (%s rates in whole or half stars)", ErrRange, v, l.step, l.format))
+		return 0, false, r.errAt(line, fmt.Errorf("%w: rating %v is not a multiple of %v (%s rates in whole or half stars)", ErrRange, v, r.step, r.format))
 	}
+	return v, true, nil
+}
+
+// keepRecord appends a checked record, of line line, with IDs user and
+// item and rating v: it gives new IDs indices or, for a test set, drops
+// the record as cold if an ID is unknown.
+func keepRecord[T ~string | ~[]byte](l *loader, line int, user, item T, v float64) {
 	u, uok := cacheFind(&l.userCache, l.users, user)
 	i, iok := cacheFind(&l.itemCache, l.items, item)
 	if l.fixed {
@@ -517,7 +606,7 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 			if !iok {
 				l.coldItems[string(item)] = struct{}{}
 			}
-			return nil
+			return
 		}
 	} else {
 		if !uok {
@@ -529,16 +618,26 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 			cachePut(&l.itemCache, item, i)
 		}
 	}
+	l.appendRecord(line, u, i, v)
+}
+
+// appendRecord appends the rating v of user u for item i, read from line
+// line.
+func (l *loader) appendRecord(line int, u, i int32, v float64) {
 	if n := len(l.us); n == cap(l.us) && n >= maxPrealloc && l.expect > n {
 		l.grow(l.expect)
 	}
 	l.us, l.is = append(l.us, u), append(l.is, i)
-	appendValue(&l.vs, v)
+	if l.vc != nil && !l.vc.add(v) {
+		l.vs, l.vc = l.vc.values(), nil
+	}
+	if l.vc == nil {
+		appendValue(&l.vs, v)
+	}
 	// Record k−1 is in the last run.
 	if k, last := len(l.us)-1, len(l.runs)-1; last < 0 || l.runs[last].line+(k-1-l.runs[last].rec)+1 != line {
 		l.runs = append(l.runs, lineRun{rec: k, line: line})
 	}
-	return nil
 }
 
 // lineRun says that record rec, and each record after it up to the next
@@ -557,9 +656,12 @@ func (l *loader) lineOf(k int) int {
 func (l *loader) grow(n int) {
 	l.us = slices.Grow(l.us, n-len(l.us))
 	l.is = slices.Grow(l.is, n-len(l.is))
-	if l.vs.f64 != nil {
+	switch {
+	case l.vc != nil:
+		l.vc.codes = slices.Grow(l.vc.codes, n-len(l.vc.codes))
+	case l.vs.f64 != nil:
 		l.vs.f64 = slices.Grow(l.vs.f64, n-len(l.vs.f64))
-	} else {
+	default:
 		l.vs.f32 = slices.Grow(l.vs.f32, n-len(l.vs.f32))
 	}
 }
@@ -592,9 +694,15 @@ func (l *loader) finish() (*Dataset, error) {
 	}
 	// build holds the only references to the records, so that they can
 	// go before it makes the column view.
-	us, is, vs := l.us, l.is, l.vs
-	l.us, l.is, l.vs = nil, nil, Values{}
+	us, is, vc, vs := l.us, l.is, l.vc, l.vs
+	l.us, l.is, l.vc, l.vs = nil, nil, nil, Values{}
 	records := len(us)
+	if vc != nil {
+		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), us, is, vc.codes, vc.table); ok {
+			return l.dataset(mat), nil
+		}
+		vs, vc = vc.values(), nil
+	}
 	mat, averaged, err := build(l.users.Len(), l.items.Len(), us, is, vs, dup)
 	if err != nil {
 		var de *DuplicateError
@@ -606,6 +714,11 @@ func (l *loader) finish() (*Dataset, error) {
 	}
 	st.Averaged = averaged
 	st.Merged = records - mat.Len()
+	return l.dataset(mat), nil
+}
+
+// dataset returns the Dataset of the matrix built.
+func (l *loader) dataset(mat *Matrix) *Dataset {
 	return &Dataset{
 		Ratings: mat,
 		Users:   l.users,
@@ -614,8 +727,8 @@ func (l *loader) finish() (*Dataset, error) {
 		Max:     l.max,
 		Source:  l.file,
 		Format:  l.format,
-		Stats:   *st,
-	}, nil
+		Stats:   l.stats,
+	}
 }
 
 // isInt64 reports whether b is a decimal int64 as strconv.ParseInt(b, 10,

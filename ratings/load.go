@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Options control how a ratings file is read. The zero value detects the
@@ -698,7 +699,7 @@ func (l *loader) finish() (*Dataset, error) {
 	l.us, l.is, l.vc, l.vs = nil, nil, nil, Values{}
 	records := len(us)
 	if vc != nil {
-		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), us, is, vc.codes, vc.table); ok {
+		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), us, is, vc.codes, vc.table, max(l.workers, 1)); ok {
 			return l.dataset(mat), nil
 		}
 		vs, vc = vc.values(), nil
@@ -760,6 +761,18 @@ func isInt64(b []byte) bool {
 // splitFields appends to dst the fields of line separated by sep, with
 // surrounding white space trimmed, splitting into at most limit fields.
 func splitFields(line, sep []byte, limit int, dst [][]byte) [][]byte {
+	if len(sep) == 1 {
+		c := sep[0]
+		for len(dst) < limit-1 {
+			k := bytes.IndexByte(line, c)
+			if k < 0 {
+				break
+			}
+			dst = append(dst, trimSpace(line[:k]))
+			line = line[k+1:]
+		}
+		return append(dst, trimSpace(line))
+	}
 	for len(dst) < limit-1 {
 		k := bytes.Index(line, sep)
 		if k < 0 {
@@ -769,6 +782,15 @@ func splitFields(line, sep []byte, limit int, dst [][]byte) [][]byte {
 		line = line[k+len(sep):]
 	}
 	return append(dst, bytes.TrimSpace(line))
+}
+
+// trimSpace is bytes.TrimSpace, quicker for a field that starts and
+// ends with a printable ASCII byte.
+func trimSpace(b []byte) []byte {
+	if n := len(b); n > 0 && ' ' < b[0] && b[0] < utf8.RuneSelf && ' ' < b[n-1] && b[n-1] < utf8.RuneSelf {
+		return b
+	}
+	return bytes.TrimSpace(b)
 }
 
 func equalFields(fields [][]byte, want []string) bool {

@@ -2,6 +2,8 @@ package ratings
 
 import (
 	"math"
+	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -18,7 +20,7 @@ import (
 // pointers, 17 bytes per record at the peak for a matrix of 16. The row
 // view takes over the memory of us and is, the column view those 8
 // bytes; codes is left over.
-func buildScatter(m, n int, us, is []int32, codes []uint8, table []float32) (*Matrix, bool) {
+func buildScatter(m, n int, us, is []int32, codes []uint8, table []float32, workers int) (*Matrix, bool) {
 	nt := len(us)
 	rowPtr, colPtr := make([]int, m+1), make([]int, n+1)
 	for k := range nt {
@@ -31,15 +33,24 @@ func buildScatter(m, n int, us, is []int32, codes []uint8, table []float32) (*Ma
 	for j := 1; j <= n; j++ {
 		colPtr[j] += colPtr[j-1]
 	}
+	// Each pass writes to one range of rows or columns per goroutine,
+	// reading all of its input: the writes, to scattered places, cost
+	// more than the reads.
+	rowParts, colParts := ranges(rowPtr, workers), ranges(colPtr, workers)
+	next := make([]int, max(m, n))
+
 	// The records by item, in file order within an item.
 	cu, cv := make([]int32, nt), make([]float32, nt)
-	next := make([]int, max(m, n))
 	copy(next, colPtr[:n])
-	for k, j := range is[:nt] {
-		p := next[j]
-		cu[p], cv[p] = us[k], table[codes[k]]
-		next[j]++
-	}
+	inParallel(colParts, func(lo, hi int32) {
+		for k, j := range is[:nt] {
+			if lo <= j && j < hi {
+				p := next[j]
+				cu[p], cv[p] = us[k], table[codes[k]]
+				next[j]++
+			}
+		}
+	})
 	// A user twice in a column is a repeated pair.
 	mark := make([]int32, m) // mark[u] = j+1: user u seen in column j
 	for j := range n {
@@ -55,24 +66,30 @@ func buildScatter(m, n int, us, is []int32, codes []uint8, table []float32) (*Ma
 	// come out increasing; then the columns, visiting the rows in order.
 	rowIdx, rowVal := us[:nt], float32sOf(is[:nt]) // is is done with
 	copy(next, rowPtr[:m])
-	for j := range n {
-		for p := colPtr[j]; p < colPtr[j+1]; p++ {
-			u := cu[p]
-			q := next[u]
-			rowIdx[q], rowVal[q] = int32(j), cv[p]
-			next[u]++
+	inParallel(rowParts, func(lo, hi int32) {
+		for j := range n {
+			for p := colPtr[j]; p < colPtr[j+1]; p++ {
+				if u := cu[p]; lo <= u && u < hi {
+					q := next[u]
+					rowIdx[q], rowVal[q] = int32(j), cv[p]
+					next[u]++
+				}
+			}
 		}
-	}
+	})
 	colIdx, colVal := cu, cv
 	copy(next, colPtr[:n])
-	for i := range m {
-		for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
-			j := rowIdx[p]
-			q := next[j]
-			colIdx[q], colVal[q] = int32(i), rowVal[p]
-			next[j]++
+	inParallel(colParts, func(lo, hi int32) {
+		for i := range m {
+			for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
+				if j := rowIdx[p]; lo <= j && j < hi {
+					q := next[j]
+					colIdx[q], colVal[q] = int32(i), rowVal[p]
+					next[j]++
+				}
+			}
 		}
-	}
+	})
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range table { // every value of table is some record's
 		lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
@@ -86,6 +103,44 @@ func buildScatter(m, n int, us, is []int32, codes []uint8, table []float32) (*Ma
 		colPtr: colPtr, colIdx: colIdx, colVal: Values{f32: colVal},
 		min: lo, max: hi,
 	}, true
+}
+
+// ranges cuts the rows (or columns) of the pointers ptr, len(ptr)−1 of
+// them, into at most parts ranges of about equal numbers of entries, and
+// returns their bounds: range k is [b[k], b[k+1]).
+func ranges(ptr []int, parts int) []int32 {
+	n := len(ptr) - 1
+	b := []int32{0}
+	for k := 1; k < parts; k++ {
+		// The first row whose entries start at or past k/parts of all.
+		want := ptr[n] / parts * k
+		i, _ := slices.BinarySearch(ptr, want)
+		if i := int32(min(i, n)); i > b[len(b)-1] {
+			b = append(b, i)
+		}
+	}
+	if len(b) == 1 || b[len(b)-1] < int32(n) {
+		b = append(b, int32(n))
+	}
+	return b
+}
+
+// inParallel calls f on each range of bounds b, on a goroutine each if
+// there are several, and returns when all have returned.
+func inParallel(b []int32, f func(lo, hi int32)) {
+	if len(b) <= 2 {
+		f(b[0], b[len(b)-1])
+		return
+	}
+	var wg sync.WaitGroup
+	for k := range len(b) - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(b[k], b[k+1])
+		}()
+	}
+	wg.Wait()
 }
 
 // codedValues holds ratings as one-byte codes into a table of at most 256

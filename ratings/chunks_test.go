@@ -1,0 +1,291 @@
+package ratings
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// sameDataset reports how a and b differ, or nil if they hold the same
+// matrix (both views, value storage, range), IDs in the same order, and
+// the same counts, range, source and format.
+func sameDataset(a, b *Dataset) error {
+	switch {
+	case !reflect.DeepEqual(a.Ratings, b.Ratings):
+		return fmt.Errorf("matrices differ: %v vs %v", a.Ratings.Triples(), b.Ratings.Triples())
+	case !reflect.DeepEqual(a.Users.ids, b.Users.ids):
+		return fmt.Errorf("users %q vs %q", a.Users.ids, b.Users.ids)
+	case !reflect.DeepEqual(a.Items.ids, b.Items.ids):
+		return fmt.Errorf("items %q vs %q", a.Items.ids, b.Items.ids)
+	case a.Stats != b.Stats:
+		return fmt.Errorf("stats %+v vs %+v", a.Stats, b.Stats)
+	case a.Min != b.Min || a.Max != b.Max || a.Source != b.Source || a.Format != b.Format || a.FormatReason != b.FormatReason:
+		return fmt.Errorf("range, source or format differ: %v %v %s %v %s vs %v %v %s %v %s",
+			a.Min, a.Max, a.Source, a.Format, a.FormatReason, b.Min, b.Max, b.Source, b.Format, b.FormatReason)
+	}
+	return nil
+}
+
+// readBoth reads data line by line and in chunks of block bytes on
+// workers goroutines, through reader (which wraps a fresh reader of the
+// data), as a training set or, if train is not nil, a test set, and
+// reports how the results differ.
+func readBoth(data []byte, name string, opts Options, train *Dataset, workers, block int, reader func(io.Reader) io.Reader) error {
+	seq, serr := read(reader(bytes.NewReader(data)), name, opts, train, readConfig{})
+	par, perr := read(reader(bytes.NewReader(data)), name, opts, train, readConfig{workers: workers, blockSize: block})
+	switch {
+	case (serr == nil) != (perr == nil):
+		return fmt.Errorf("line by line: %v; in chunks: %v", serr, perr)
+	case serr != nil:
+		if serr.Error() != perr.Error() {
+			return fmt.Errorf("errors differ:\nline by line: %v\nin chunks:    %v", serr, perr)
+		}
+		var spe, ppe *ParseError
+		if errors.As(serr, &spe) != errors.As(perr, &ppe) || spe != nil && (spe.File != ppe.File || spe.Line != ppe.Line) {
+			return fmt.Errorf("error types differ: %#v vs %#v", serr, perr)
+		}
+		for _, sentinel := range []error{ErrSyntax, ErrRange, ErrDuplicate, ErrNoRatings} {
+			if errors.Is(serr, sentinel) != errors.Is(perr, sentinel) {
+				return fmt.Errorf("errors.Is(%v) differs: %v vs %v", sentinel, serr, perr)
+			}
+		}
+		return nil
+	}
+	return sameDataset(seq, par)
+}
+
+// failAfter returns the first n bytes of r, then err.
+type failAfter struct {
+	r   io.Reader
+	n   int
+	err error
+}
+
+func (f *failAfter) Read(p []byte) (int, error) {
+	if f.n <= 0 {
+		return 0, f.err
+	}
+	if len(p) > f.n {
+		p = p[:f.n]
+	}
+	k, err := f.r.Read(p)
+	f.n -= k
+	return k, err
+}
+
+// TestChunkedMatchesLines reads a table of inputs, good and bad, line by
+// line and in chunks of every small size on 1 to 3 goroutines, through
+// whole and one-byte reads: the datasets, or the errors, must be the
+// same. Small chunks put every line, and every bad line, next to a chunk
+// boundary.
+func TestChunkedMatchesLines(t *testing.T) {
+	ml := func(lines ...string) string { return strings.Join(lines, "\n") }
+	long := "1\t2\t3\t874724710" + strings.Repeat(" ", MaxLineBytes-20) + "\n"
+	tooLong := "1\t2\t3\t874724710" + strings.Repeat(" ", MaxLineBytes) + "\n"
+	var many strings.Builder // more than 256 distinct ratings: the values are not coded
+	for k := range 300 {
+		fmt.Fprintf(&many, "u%d\t%d\t%g\n", k%7, k, 1+float64(k)/100)
+	}
+	cases := []struct {
+		name, data string
+		opts       Options
+	}{
+		{"u.data", ml("1\t2\t3\t874724710", "2\t1\t4\t874724711", "1\t3\t5\t874724712", ""), Options{}},
+		{"u.data", ml("1\t2\t3\t874724710", "2\t1\t4\t874724711", "1\t3\t5\t874724712"), Options{}},           // no final line break
+		{"u.data", "1\t2\t3\t874724710\r\n2\t1\t4\t874724711\r\n\r\n  \r\n3\t3\t1\t874724712\r\n", Options{}}, // CRLF, blank lines
+		{"u.data", "1\t2\t3\t874724710\r\n2\t1\t4\t874724711\r", Options{}},                                   // CR at the very end
+		{"u.data", "\n\n \n1\t2\t3\t874724710\n\n2\t02\t4\t874724711\n 07 \t x y \t 2 \t 874724712 \n", Options{}},
+		{"u.data", "999999999\t1000000000\t3\t874724710\n1\t999999999\t4\t874724711\n999999999\t1\t5\t874724712\n", Options{}},
+		{"u.data", ml("1\t2\t3\t874724710", "2\t1\t4\t874724711", "1\t2\t5\t874724712", ""), Options{}},                       // duplicate
+		{"u.data", ml("1\t2\t3\t874724710", "", "2\t1\t4\t874724711", "", "", "2\t1\t5\t874724712", "1\t2\t1\t1"), Options{}}, // duplicates after blank lines
+		{"u.data", ml("1\t2\t3\t874724710", "2\t1\t4\t874724711", "1\t3\t6\t874724712", "1\t4\tx\t874724712"), Options{}},     // two bad lines: the first wins
+		{"u.data", ml("1\t2\t3\t874724710", "2\t1\t4\t874724711", "1\t3\t4", "1\t4\t3.5\t1"), Options{}},
+		{"u.data", ml("1\t2\t3\t874724710", "2\t1\t4\tx", "1\t3\t4\t1", "1\t2\t1\t2"), Options{}}, // bad timestamp before a duplicate
+		{"u.data", ml("1\t2\t3\t874724710", "\t1\t4\t1", "1\t3\t4\t1"), Options{}},
+		{"u.data", ml("1\t2\t3\t874724710", "2\t1\t4\t874724711", "1\t3\x00\t4\t1", "1\t4\t3.5\t1"), Options{}}, // NUL
+		{"u.data", ml("1\t2\t3\t874724710", "2\t1\t4\t874724711", "1\t3\t4\t1", "1\t4\t3.5\t1\x00"), Options{}}, // NUL after a bad line
+		{"u.data", "1\t2\t3\t874724710\n" + long + "2\t2\t3\t1\n", Options{Duplicates: DuplicatesAverage}},
+		{"u.data", "1\t2\t3\t874724710\n" + tooLong + "2\t2\t3\t1\n", Options{}},
+		{"u.data", "1\t2\t3\t874724710\n1\t2\t9\t1\n" + tooLong, Options{}},
+		{"u.data", "", Options{}},
+		{"u.data", "\n \n\n", Options{}},
+		{"u.data", "1\t2\t0\t874724710\n", Options{}},
+		{"ratings.dat", ml("1::2::3.5::874724710", "2::1::4::874724711", "1::3::0.5::874724712", ""), Options{Min: 0.5, Max: 5}},
+		{"ratings.dat", ml("1::2::3.5::874724710", "2::1::4::874724711", "1::3::0.5::874724712", ""), Options{}},
+		{"ratings.csv", ml("userId,movieId,rating,timestamp", "1,2,3.5,874724710", "2,1,4,874724711", ""), Options{}},
+		{"ratings.csv", ml("", " ", "userId,movieId,rating,timestamp", "1,2,3.5,874724710", "2,1,4,874724711"), Options{}},
+		{"ratings.csv", ml("userId,movieId,rating", "1,2,3.5,874724710"), Options{}},             // wrong header
+		{"ratings.csv", ml("userId,movieId,rating,timestamp"), Options{}},                        // a header alone
+		{"ratings.csv", "\r\nuserId,movieId,rating\r\n1,2,3.5,874724710\r\n", Options{}},         // wrong header, CRLF
+		{"r.tsv", ml("user\titem\trating", "a\tb\t2", "b\ta\t3.25", "c\ta\t1.1", ""), Options{}}, // a value not a float32
+		{"r.tsv", ml("", "", "a\tb\t2", "b\ta\t3", ""), Options{Header: HeaderAuto}},
+		{"r.tsv", ml("item\t_\tuser\tscore", "b\tx\ta\t2", "a\ty\tb\t3", "a\tz\tb\t4"), Options{Columns: "item,_,user,rating", Duplicates: DuplicatesAverage}},
+		{"r.tsv", ml("a\tb\t2", "b\ta\t3\t1", "c\ta\t4\t874724710"), Options{}},
+		{"r.tsv", many.String(), Options{Min: 1, Max: 5}},
+		{"r.tsv", many.String() + "u1\t7\t2\n", Options{Min: 1, Max: 5}},
+		{"r.tsv", "a\tb\t-0\nb\ta\t+4e0\n", Options{Min: -1, Max: 5}},
+	}
+	readers := map[string]func(io.Reader) io.Reader{
+		"whole":    func(r io.Reader) io.Reader { return r },
+		"one-byte": iotest.OneByteReader,
+		"failing":  func(r io.Reader) io.Reader { return &failAfter{r: r, n: 40, err: errors.New("disk on fire")} },
+	}
+	for k, c := range cases {
+		opts := c.opts
+		opts.Format = FormatAuto
+		for rname, reader := range readers {
+			for workers := 1; workers <= 3; workers++ {
+				for _, block := range []int{1, 2, 3, 5, 8, 13, 21, 34, 64, defaultBlockSize} {
+					if rname == "one-byte" && len(c.data) > 1<<16 {
+						continue
+					}
+					if err := readBoth([]byte(c.data), c.name, opts, nil, workers, block, reader); err != nil {
+						t.Fatalf("case %d (%s), %s reads, %d workers, blocks of %d: %v", k, c.name, rname, workers, block, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestChunkedTestSet reads a test set, with cold users and items, both
+// ways.
+func TestChunkedTestSet(t *testing.T) {
+	train, err := Read(strings.NewReader("1\t2\t3\t1\n2\t1\t4\t1\n3\t3\t5\t1\n"), "u1.base", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range []string{
+		"1\t1\t3\t1\n9\t1\t4\t1\n\n3\tx\t5\t1\n2\t3\t2\t1\n9\t9\t1\t1\n",
+		"9\t1\t4\t1\n",
+		"1\t1\t3\t1\n1\t1\t4\t1\n",
+		"1\t1\t3\t1\n1\t1\t4\n",
+	} {
+		for workers := 1; workers <= 3; workers++ {
+			for _, block := range []int{1, 4, 9, 64} {
+				if err := readBoth([]byte(data), "u1.test", Options{}, train, workers, block, func(r io.Reader) io.Reader { return r }); err != nil {
+					t.Fatalf("%q, %d workers, blocks of %d: %v", data, workers, block, err)
+				}
+			}
+		}
+	}
+}
+
+// TestChunkedRandom reads random MovieLens-like files of up to 2000
+// lines, some with a bad line or a duplicate, both ways (seeded).
+func TestChunkedRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(12, 4))
+	for trial := range 200 {
+		var b bytes.Buffer
+		n := 1 + r.IntN(2000)
+		bad := -1
+		if trial%3 == 0 {
+			bad = r.IntN(n)
+		}
+		for k := range n {
+			switch {
+			case k == bad:
+				b.WriteString([]string{"1\t2\t7\t1\n", "1\t2\n", "x\t\t1\t1\n", "1\t2\t3\tt\n"}[r.IntN(4)])
+			case r.IntN(50) == 0:
+				b.WriteString("\r\n")
+			default:
+				fmt.Fprintf(&b, "%d\t%d\t%d\t%d\n", r.IntN(300), r.IntN(100), 1+r.IntN(5), 874724710+k)
+			}
+		}
+		block := 1 + r.IntN(4096)
+		workers := 1 + r.IntN(3)
+		if err := readBoth(b.Bytes(), "u.data", Options{Duplicates: Duplicates(r.IntN(3))}, nil, workers, block, func(r io.Reader) io.Reader { return r }); err != nil {
+			t.Fatalf("trial %d, %d workers, blocks of %d: %v", trial, workers, block, err)
+		}
+	}
+}
+
+// TestBuildScatter compares buildScatter with build on random records,
+// with and without repeated pairs (seeded).
+func TestBuildScatter(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	for trial := range 300 {
+		m, n := 1+r.IntN(30), 1+r.IntN(30)
+		nt := 1 + r.IntN(3*m*n/4+1) // the loaders build no empty matrix
+		if trial%4 == 0 {
+			nt = m * n
+		}
+		// Distinct cells unless the trial asks for repeats.
+		nt = min(nt, m*n)
+		cells := r.Perm(m * n)
+		us, is := make([]int32, nt), make([]int32, nt)
+		var vc codedValues
+		for k := range nt {
+			c := cells[k%len(cells)]
+			if trial%5 == 0 {
+				c = r.IntN(m * n)
+			}
+			us[k], is[k] = int32(c/n), int32(c%n)
+			if !vc.add([]float64{1, 2, 3.5, -4, 0.25, 1e6}[r.IntN(6)]) {
+				t.Fatal("add failed")
+			}
+		}
+		vs := vc.values()
+		want, _, werr := build(m, n, slices32(us), slices32(is), vs, DuplicatesError)
+		workers := 1 + r.IntN(4)
+		got, ok := buildScatter(m, n, slices32(us), slices32(is), vc.codes, vc.table, workers)
+		if ok != (werr == nil) {
+			t.Fatalf("trial %d: buildScatter ok %v, build error %v", trial, ok, werr)
+		}
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d, %d workers: matrices differ:\n%v\n%v", trial, workers, got.Triples(), want.Triples())
+		}
+	}
+}
+
+func slices32(x []int32) []int32 { return append([]int32(nil), x...) }
+
+// TestRanges checks ranges' ranges: they cover all rows, in order, without
+// empty ranges.
+func TestRanges(t *testing.T) {
+	for _, c := range []struct {
+		ptr   []int
+		parts int
+	}{
+		{[]int{0}, 3}, {[]int{0, 5}, 3}, {[]int{0, 0, 0, 10}, 2}, {[]int{0, 1, 2, 3, 4}, 2}, {[]int{0, 10, 10, 10, 11}, 4},
+	} {
+		b := ranges(c.ptr, c.parts)
+		if b[0] != 0 || int(b[len(b)-1]) != len(c.ptr)-1 || len(b)-1 > max(c.parts, 1) {
+			t.Fatalf("ranges(%v, %d) = %v", c.ptr, c.parts, b)
+		}
+		for k := 1; k < len(b); k++ {
+			if b[k] <= b[k-1] && len(c.ptr) > 1 {
+				t.Fatalf("ranges(%v, %d) = %v: empty range", c.ptr, c.parts, b)
+			}
+		}
+	}
+}
+
+// FuzzReadChunked reads fuzzed input line by line and in chunks of a
+// fuzzed size on 1 to 3 goroutines: the results must be the same.
+func FuzzReadChunked(f *testing.F) {
+	f.Add([]byte("196\t242\t3\t881250949\n186\t302\t3\t891717742\n"), "u.data", uint16(7), uint8(2), uint8(0))
+	f.Add([]byte("1\t10\t4\t874965758\r\n1\t10\t4\t874965758\r\n"), "u1.test", uint16(3), uint8(1), uint8(0))
+	f.Add([]byte("1::1193::5::978300760\n1::661::3.5::978302109\n"), "ratings.dat", uint16(1), uint8(3), uint8(1))
+	f.Add([]byte("userId,movieId,rating,timestamp\n1,307,3.5,1256677221\n"), "ratings.csv", uint16(16), uint8(2), uint8(0))
+	f.Add([]byte("\n\nuser\titem\trating\na\tb\t2\nb\ta\t2\na\tb\t1\n"), "r.tsv", uint16(5), uint8(2), uint8(2))
+	f.Add([]byte("a\tb\t2\nb\ta\tx\nc\tb\t1\x00\n"), "r.tsv", uint16(2), uint8(3), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, name string, block uint16, workers, flags uint8) {
+		opts := Options{Duplicates: Duplicates(flags % 3), Header: Header(flags / 3 % 3)}
+		if opts.Header != HeaderAuto {
+			opts.Format = FormatTSV
+		}
+		if flags&64 != 0 {
+			opts.Min, opts.Max = -1, 1
+		}
+		if err := readBoth(data, name, opts, nil, 1+int(workers%3), 1+int(block), func(r io.Reader) io.Reader { return r }); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

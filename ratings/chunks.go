@@ -19,9 +19,9 @@ type readConfig struct {
 
 // defaultBlockSize is the size of the chunks that the parallel parser
 // reads: large enough that handing a chunk to a goroutine costs little
-// against parsing it (some 40 000 lines of MovieLens), small enough that
-// the chunks in flight take a few MiB.
-const defaultBlockSize = 1 << 20
+// against parsing it (some 10 000 lines of MovieLens, a millisecond),
+// small enough that the chunks in flight take a few MiB.
+const defaultBlockSize = 256 << 10
 
 // maxWorkers bounds the goroutines that parse chunks: the merge of their
 // results in file order, on the reading goroutine, does not keep up with
@@ -90,6 +90,9 @@ func (c *chunk) idKey(id []byte) uint32 {
 func (c *chunk) parse(r *recordRules, lf *lineFormat, first *bool) {
 	data := c.data
 	line := c.line0
+	if cap(c.recs) == 0 {
+		c.recs = make([]chunkRecord, 0, len(data)/16+1) // a MovieLens line has 16 bytes or more
+	}
 	var fields [][]byte
 	notFirst := false
 	if first == nil {

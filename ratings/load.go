@@ -279,6 +279,11 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 		l.vc.codes = make([]uint8, 0, n)
 		l.expect = all
 	}
+	if l.workers > 0 && size >= 0 {
+		// A small input in smaller chunks: the chunks in flight need no
+		// more memory than a fraction of it, and the workers share it.
+		l.blockSize = min(l.blockSize, max(64<<10, int(min(size, math.MaxInt32))/(4*l.workers)))
+	}
 	l.min, l.max = format.DefaultRange()
 	switch format {
 	case FormatML100k:
@@ -442,8 +447,16 @@ func (r *recordRules) parseLine(b []byte, line int, lf *lineFormat, first *bool,
 	}
 	cols := lf.cols
 	limit := cols.n + 2 // split two fields past the last: a timestamp and extras
-	f := splitFields(b, lf.sep, limit, (*fields)[:0])
-	*fields = f
+	// The fields of the usual short lines go on the stack, where storing
+	// them needs no write barrier while the collector runs.
+	var short [8][]byte
+	var f [][]byte
+	if limit <= len(short) {
+		f = splitFields(b, lf.sep, limit, short[:0])
+	} else {
+		long := splitFields(b, lf.sep, limit, (*fields)[:0])
+		*fields, f = long, long
+	}
 	if *first {
 		*first = false
 		if lf.want != nil {

@@ -231,15 +231,17 @@ func TestBuildScatter(t *testing.T) {
 			if trial%5 == 0 {
 				c = r.IntN(m * n)
 			}
-			us[k], is[k] = int32(c/n), int32(c%n)
-			if !vc.add([]float64{1, 2, 3.5, -4, 0.25, 1e6}[r.IntN(6)]) {
-				t.Fatal("add failed")
+			var ok bool
+			us[k] = int32(c / n)
+			if is[k], ok = vc.pack(int32(c%n), []float64{1, 2, 3.5, -4, 0.25, 1e6}[r.IntN(6)]); !ok {
+				t.Fatal("pack failed")
 			}
 		}
-		vs := vc.values()
-		want, _, werr := build(m, n, slices32(us), slices32(is), vs, DuplicatesError)
+		plain := slices32(is)
+		vs := vc.unpack(plain)
+		want, _, werr := build(m, n, slices32(us), plain, vs, DuplicatesError)
 		workers := 1 + r.IntN(4)
-		got, ok := buildScatter(m, n, slices32(us), slices32(is), vc.codes, vc.table, workers)
+		got, ok := buildScatter(m, n, slices32(us), slices32(is), vc.table, workers)
 		if ok != (werr == nil) {
 			t.Fatalf("trial %d: buildScatter ok %v, build error %v", trial, ok, werr)
 		}
@@ -293,4 +295,43 @@ func FuzzReadChunked(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestPack checks codedValues: packed records round-trip, and a value or
+// item that does not fit switches the loader to plain records with the
+// same contents.
+func TestPack(t *testing.T) {
+	var c codedValues
+	for k := range 256 {
+		v := float64(k) / 4
+		x, ok := c.pack(int32(k)<<16, v)
+		if i, code := unpacked(x); !ok || i != int32(k)<<16 || float64(c.table[code]) != v {
+			t.Fatalf("pack(%d, %v) = %#x, %v: unpacks to %d, %v", k<<16, v, x, ok, i, c.table[code])
+		}
+	}
+	for _, bad := range []struct {
+		i int32
+		v float64
+	}{{1 << itemBits, 1}, {0, 1000}, {0, 1.1}} {
+		if _, ok := c.pack(bad.i, bad.v); ok {
+			t.Fatalf("pack(%d, %v) fits", bad.i, bad.v)
+		}
+	}
+	if _, ok := c.pack(1<<itemBits-1, 63.75); !ok {
+		t.Fatal("a known value and the largest item do not fit")
+	}
+
+	for _, last := range []struct {
+		i int32
+		v float64
+	}{{1 << itemBits, 4}, {2, 1.1}} {
+		l := &loader{vc: &codedValues{}}
+		l.appendRecord(1, 0, 1, 3)
+		l.appendRecord(2, 1, 7, 0.5)
+		l.appendRecord(4, 1, last.i, last.v)
+		if l.vc != nil || !reflect.DeepEqual(l.us, []int32{0, 1, 1}) || !reflect.DeepEqual(l.is, []int32{1, 7, last.i}) ||
+			l.vs.Len() != 3 || l.vs.At(0) != 3 || l.vs.At(1) != 0.5 || l.vs.At(2) != last.v || l.lineOf(2) != 4 {
+			t.Fatalf("after item %d, value %v: vc %v, us %v, is %v, vs %v", last.i, last.v, l.vc, l.us, l.is, l.vs)
+		}
+	}
 }

@@ -198,9 +198,10 @@ type loader struct {
 	coldUsers    map[string]struct{}
 	coldItems    map[string]struct{}
 
-	// The ratings kept, as columns: user and item indices, values (coded
-	// in vc while they fit, else in vs: float32 while every value is
-	// exactly one) and line numbers.
+	// The ratings kept, as columns: user and item indices, values and
+	// line numbers. While vc is not nil, each of is holds the code of the
+	// value too (see codedValues); else vs holds the values, float32
+	// while every value is exactly one.
 	us, is []int32
 	vc     *codedValues
 	vs     Values
@@ -276,7 +277,6 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 		workers: cfg.workers, blockSize: cfg.blockSize, vc: &codedValues{}}
 	if n, all := estimateLines(size, head); n > 0 {
 		l.us, l.is = make([]int32, 0, n), make([]int32, 0, n)
-		l.vc.codes = make([]uint8, 0, n)
 		l.expect = all
 	}
 	if l.workers > 0 && size >= 0 {
@@ -641,11 +641,15 @@ func (l *loader) appendRecord(line int, u, i int32, v float64) {
 	if n := len(l.us); n == cap(l.us) && n >= maxPrealloc && l.expect > n {
 		l.grow(l.expect)
 	}
-	l.us, l.is = append(l.us, u), append(l.is, i)
-	if l.vc != nil && !l.vc.add(v) {
-		l.vs, l.vc = l.vc.values(), nil
+	if l.vc != nil {
+		if x, ok := l.vc.pack(i, v); ok {
+			l.us, l.is = append(l.us, u), append(l.is, x)
+		} else {
+			l.vs, l.vc = l.vc.unpack(l.is), nil
+		}
 	}
 	if l.vc == nil {
+		l.us, l.is = append(l.us, u), append(l.is, i)
 		appendValue(&l.vs, v)
 	}
 	// Record k−1 is in the last run.
@@ -672,7 +676,6 @@ func (l *loader) grow(n int) {
 	l.is = slices.Grow(l.is, n-len(l.is))
 	switch {
 	case l.vc != nil:
-		l.vc.codes = slices.Grow(l.vc.codes, n-len(l.vc.codes))
 	case l.vs.f64 != nil:
 		l.vs.f64 = slices.Grow(l.vs.f64, n-len(l.vs.f64))
 	default:
@@ -712,10 +715,10 @@ func (l *loader) finish() (*Dataset, error) {
 	l.us, l.is, l.vc, l.vs = nil, nil, nil, Values{}
 	records := len(us)
 	if vc != nil {
-		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), us, is, vc.codes, vc.table, max(l.workers, 1)); ok {
+		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), us, is, vc.table, max(l.workers, 1)); ok {
 			return l.dataset(mat), nil
 		}
-		vs, vc = vc.values(), nil
+		vs, vc = vc.unpack(is), nil
 	}
 	mat, averaged, err := build(l.users.Len(), l.items.Len(), us, is, vs, dup)
 	if err != nil {

@@ -7,25 +7,26 @@ import (
 	"unsafe"
 )
 
-// buildScatter is build for the common case of a loaded file: values
-// coded as indices into table (see codedValues) and no repeated (user,
-// item) pair. It reports false, having changed nothing, if a pair
+// buildScatter is build for the common case of a loaded file: items and
+// values packed in is, the values as indices into table (see
+// codedValues), and no repeated (user, item) pair. It reports false, having changed nothing, if a pair
 // repeats; build then gives the error or the averages. Its result is the
 // one build gives, bit for bit.
 //
 // It sorts the records by item and then by user with two stable counting
 // sorts, and the rows into columns with a third, and builds the matrix in
-// the records' own storage: besides the records (9 bytes each) it needs 8
+// the records' own storage: besides the records (8 bytes each) it needs 8
 // bytes per record (the records by column) and the row and column
-// pointers, 17 bytes per record at the peak for a matrix of 16. The row
-// view takes over the memory of us and is, the column view those 8
-// bytes; codes is left over.
-func buildScatter(m, n int, us, is []int32, codes []uint8, table []float32, workers int) (*Matrix, bool) {
+// pointers, 16 bytes per record at the peak, those of the matrix. The
+// row view takes over the memory of us and is, the column view those 8
+// bytes.
+func buildScatter(m, n int, us, is []int32, table []float32, workers int) (*Matrix, bool) {
 	nt := len(us)
 	rowPtr, colPtr := make([]int, m+1), make([]int, n+1)
 	for k := range nt {
+		j, _ := unpacked(is[k])
 		rowPtr[us[k]+1]++
-		colPtr[is[k]+1]++
+		colPtr[j+1]++
 	}
 	for i := 1; i <= m; i++ {
 		rowPtr[i] += rowPtr[i-1]
@@ -43,10 +44,10 @@ func buildScatter(m, n int, us, is []int32, codes []uint8, table []float32, work
 	cu, cv := make([]int32, nt), make([]float32, nt)
 	copy(next, colPtr[:n])
 	inParallel(colParts, func(lo, hi int32) {
-		for k, j := range is[:nt] {
-			if lo <= j && j < hi {
+		for k, x := range is[:nt] {
+			if j, code := unpacked(x); lo <= j && j < hi {
 				p := next[j]
-				cu[p], cv[p] = us[k], table[codes[k]]
+				cu[p], cv[p] = us[k], table[code]
 				next[j]++
 			}
 		}
@@ -143,33 +144,39 @@ func inParallel(b []int32, f func(lo, hi int32)) {
 	wg.Wait()
 }
 
-// codedValues holds ratings as one-byte codes into a table of at most 256
-// distinct values, each exactly a float32: ratings files use a handful of
-// values (whole or half stars), and a code takes a quarter of a float32.
+// codedValues codes ratings in one byte, an index into a table of at
+// most 256 distinct values, each exactly a float32, and packs the code
+// with the item index in the top byte of an int32 (items below 2²⁴):
+// ratings files use a handful of values (whole or half stars), and the
+// records then take 8 bytes instead of 12.
 type codedValues struct {
-	codes []uint8
 	table []float32
 	half  [64]uint8         // half[2v] = 1 + the code of v, for v = 0, 0.5, …, 31.5
 	other map[float64]uint8 // the codes of the other values
 }
 
-// add appends the code of v and reports true, or reports false and
-// appends nothing if v is not exactly a float32 or would be the 257th
-// distinct value.
-func (c *codedValues) add(v float64) bool {
+// itemBits is the number of bits of an item index in a packed record;
+// the code takes the others.
+const itemBits = 24
+
+// pack returns item i and the code of v packed, or false if i or v
+// cannot be: i is 2²⁴ or more, v is not exactly a float32 or would be
+// the 257th distinct value.
+func (c *codedValues) pack(i int32, v float64) (int32, bool) {
+	if i >= 1<<itemBits {
+		return 0, false
+	}
 	h := 2 * v
 	small := h >= 0 && h < float64(len(c.half)) && h == math.Trunc(h)
 	if small {
 		if k := c.half[int(h)]; k > 0 {
-			c.codes = append(c.codes, k-1)
-			return true
+			return packed(i, k-1), true
 		}
 	} else if k, ok := c.other[v]; ok {
-		c.codes = append(c.codes, k)
-		return true
+		return packed(i, k), true
 	}
 	if len(c.table) == 256 || !exact32(v) {
-		return false
+		return 0, false
 	}
 	k := uint8(len(c.table))
 	c.table = append(c.table, float32(v))
@@ -181,16 +188,24 @@ func (c *codedValues) add(v float64) bool {
 		}
 		c.other[v] = k
 	}
-	c.codes = append(c.codes, k)
-	return true
+	return packed(i, k), true
 }
 
-// values returns the values coded, as float32 Values with the codes'
-// capacity.
-func (c *codedValues) values() Values {
-	f := make([]float32, len(c.codes), cap(c.codes))
-	for k, code := range c.codes {
-		f[k] = c.table[code]
+// packed packs item i < 2²⁴ and code k.
+func packed(i int32, k uint8) int32 { return int32(uint32(i) | uint32(k)<<itemBits) }
+
+// unpacked returns the item and code of a packed record.
+func unpacked(x int32) (i int32, k uint8) {
+	return int32(uint32(x) & (1<<itemBits - 1)), uint8(uint32(x) >> itemBits)
+}
+
+// unpack leaves the item indices of the packed records is in is and
+// returns their values, as float32 Values with is's capacity.
+func (c *codedValues) unpack(is []int32) Values {
+	f := make([]float32, len(is), cap(is))
+	for k, x := range is {
+		i, code := unpacked(x)
+		is[k], f[k] = i, c.table[code]
 	}
 	return Values{f32: f}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -332,6 +333,36 @@ func TestPack(t *testing.T) {
 		if l.vc != nil || !reflect.DeepEqual(l.us, []int32{0, 1, 1}) || !reflect.DeepEqual(l.is, []int32{1, 7, last.i}) ||
 			l.vs.Len() != 3 || l.vs.At(0) != 3 || l.vs.At(1) != 0.5 || l.vs.At(2) != last.v || l.lineOf(2) != 4 {
 			t.Fatalf("after item %d, value %v: vc %v, us %v, is %v, vs %v", last.i, last.v, l.vc, l.us, l.is, l.vs)
+		}
+	}
+}
+
+// TestChunkedNoLeak reads inputs that fail early, late or not at all in
+// small chunks on 3 goroutines: every goroutine the read started has
+// ended when it returns.
+func TestChunkedNoLeak(t *testing.T) {
+	var b bytes.Buffer
+	for k := range 20000 {
+		fmt.Fprintf(&b, "%d\t%d\t%d\t%d\n", k%97, k, 1+k%5, 874724710+k)
+	}
+	good := b.Bytes()
+	for _, data := range [][]byte{
+		good,
+		append([]byte("1\t2\t9\t1\n"), good...),
+		append(append([]byte{}, good[:len(good)/2]...), "x\n"...),
+		append(append([]byte{}, good...), "1\t2\t3\t4\n"...), // a duplicate, found after the parse
+	} {
+		before := runtime.NumGoroutine()
+		_, err := read(bytes.NewReader(data), "u.data", Options{}, nil, readConfig{workers: 3, blockSize: 512})
+		// A goroutine that has called wg.Done may not have exited yet:
+		// give them the processor a bounded number of times.
+		after := runtime.NumGoroutine()
+		for k := 0; k < 1000 && after > before; k++ {
+			runtime.Gosched()
+			after = runtime.NumGoroutine()
+		}
+		if after > before {
+			t.Fatalf("%d goroutines before the read, %d after (error %v)", before, after, err)
 		}
 	}
 }

@@ -9,8 +9,17 @@
 // half-star ratings are), float64 otherwise; Values reads either. New and
 // Build make one from Triples, and Build can average repeated (user, item)
 // pairs; a Builder takes ratings already in row-major order without a
-// []Triple. The loaders stream the file and keep 12 bytes per rating line
-// read.
+// []Triple. The loaders stream the file and keep 8 bytes per rating line
+// read (user, item and a one-byte code of the value while there are at
+// most 256 distinct values, 12 bytes otherwise), and build the matrix in
+// that memory, so that loading peaks at about the matrix's 16 bytes per
+// rating.
+//
+// The formats without quoting (ml100k, mldat, mlcsv, tsv) are parsed in
+// chunks of whole lines on up to four goroutines when GOMAXPROCS allows,
+// and merged in file order: the IDs' order, the matrix, the counts and the
+// first error are those of a read line by line, which tests and a fuzz
+// target check. Stdin and pipes are read the same way (no mmap).
 //
 // Files name users and items by external IDs. An IDs maps them to the
 // dense row and column indices, assigned in order of first appearance among

@@ -822,7 +822,8 @@ func equalFields(fields [][]byte, want []string) bool {
 }
 
 // maxPrealloc bounds the records a loader allocates room for before
-// reading them (12 bytes each) until that many lines have been read.
+// reading them (8 bytes each, 12 if the values cannot be coded) until
+// that many lines have been read.
 const maxPrealloc = 1 << 20
 
 // inputSize returns the number of bytes r holds if r tells — a

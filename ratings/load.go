@@ -279,6 +279,9 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 		l.us, l.is = make([]int32, 0, n), make([]int32, 0, n)
 		l.expect = all
 	}
+	if l.workers > 0 && l.blockSize <= 0 {
+		l.blockSize = defaultBlockSize
+	}
 	if l.workers > 0 && size >= 0 {
 		// A small input in smaller chunks: the chunks in flight need no
 		// more memory than a fraction of it, and the workers share it.

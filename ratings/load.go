@@ -718,7 +718,8 @@ func (l *loader) finish() (*Dataset, error) {
 	l.us, l.is, l.vc, l.vs = nil, nil, nil, Values{}
 	records := len(us)
 	if vc != nil {
-		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), us, is, vc.table, max(l.workers, 1)); ok {
+		workers := min(l.workers, records>>16) // a goroutine per 64 Ki records or more
+		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), us, is, vc.table, workers); ok {
 			return l.dataset(mat), nil
 		}
 		vs, vc = vc.unpack(is), nil

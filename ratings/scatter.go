@@ -9,9 +9,9 @@ import (
 
 // buildScatter is build for the common case of a loaded file: items and
 // values packed in is, the values as indices into table (see
-// codedValues), and no repeated (user, item) pair. It reports false, having changed nothing, if a pair
-// repeats; build then gives the error or the averages. Its result is the
-// one build gives, bit for bit.
+// codedValues), and no repeated (user, item) pair. It reports false,
+// having changed nothing, if a pair repeats; build then gives the error
+// or the averages. Its result is the one build gives, bit for bit.
 //
 // It sorts the records by item and then by user with two stable counting
 // sorts, and the rows into columns with a third, and builds the matrix in
@@ -19,37 +19,40 @@ import (
 // bytes per record (the records by column) and the row and column
 // pointers, 16 bytes per record at the peak, those of the matrix. The
 // row view takes over the memory of us and is, the column view those 8
-// bytes.
+// bytes. Each sort runs on up to workers goroutines, each taking one
+// range of the input and writing its elements after those of the ranges
+// before it, so the result does not depend on their number.
 func buildScatter(m, n int, us, is []int32, table []float32, workers int) (*Matrix, bool) {
 	nt := len(us)
-	rowPtr, colPtr := make([]int, m+1), make([]int, n+1)
-	for k := range nt {
-		j, _ := unpacked(is[k])
-		rowPtr[us[k]+1]++
-		colPtr[j+1]++
+	workers = max(workers, 1)
+	rowCnt, colCnt := make([][]int, workers), make([][]int, workers)
+	for p := range workers {
+		rowCnt[p], colCnt[p] = make([]int, m), make([]int, n)
 	}
-	for i := 1; i <= m; i++ {
-		rowPtr[i] += rowPtr[i-1]
-	}
-	for j := 1; j <= n; j++ {
-		colPtr[j] += colPtr[j-1]
-	}
-	// Each pass writes to one range of rows or columns per goroutine,
-	// reading all of its input: the writes, to scattered places, cost
-	// more than the reads.
-	rowParts, colParts := ranges(rowPtr, workers), ranges(colPtr, workers)
-	next := make([]int, max(m, n))
-
 	// The records by item, in file order within an item.
+	recParts := make([]int32, workers+1)
+	for p := range recParts {
+		recParts[p] = int32(nt / workers * p)
+	}
+	recParts[workers] = int32(nt)
+	inParallel(recParts, func(p int, lo, hi int32) {
+		rc, cc := rowCnt[p], colCnt[p]
+		for k := lo; k < hi; k++ {
+			j, _ := unpacked(is[k])
+			rc[us[k]]++
+			cc[j]++
+		}
+	})
+	rowPtr, colPtr := sumCounts(rowCnt), sumCounts(colCnt)
 	cu, cv := make([]int32, nt), make([]float32, nt)
-	copy(next, colPtr[:n])
-	inParallel(colParts, func(lo, hi int32) {
-		for k, x := range is[:nt] {
-			if j, code := unpacked(x); lo <= j && j < hi {
-				p := next[j]
-				cu[p], cv[p] = us[k], table[code]
-				next[j]++
-			}
+	startAt(colPtr, colCnt)
+	inParallel(recParts, func(p int, lo, hi int32) {
+		next := colCnt[p]
+		for k := lo; k < hi; k++ {
+			j, code := unpacked(is[k])
+			q := next[j]
+			cu[q], cv[q] = us[k], table[code]
+			next[j]++
 		}
 	})
 	// A user twice in a column is a repeated pair.
@@ -66,28 +69,40 @@ func buildScatter(m, n int, us, is []int32, table []float32, workers int) (*Matr
 	// The rows, visiting the columns in order, so that each row's items
 	// come out increasing; then the columns, visiting the rows in order.
 	rowIdx, rowVal := us[:nt], float32sOf(is[:nt]) // is is done with
-	copy(next, rowPtr[:m])
-	inParallel(rowParts, func(lo, hi int32) {
-		for j := range n {
-			for p := colPtr[j]; p < colPtr[j+1]; p++ {
-				if u := cu[p]; lo <= u && u < hi {
-					q := next[u]
-					rowIdx[q], rowVal[q] = int32(j), cv[p]
-					next[u]++
-				}
+	colParts := ranges(colPtr, workers)
+	countParts(colParts, rowPtr, rowCnt, func(p int, lo, hi int32) {
+		rc := rowCnt[p]
+		for _, u := range cu[colPtr[lo]:colPtr[hi]] {
+			rc[u]++
+		}
+	})
+	inParallel(colParts, func(p int, lo, hi int32) {
+		next := rowCnt[p]
+		for j := lo; j < hi; j++ {
+			for q := colPtr[j]; q < colPtr[j+1]; q++ {
+				u := cu[q]
+				d := next[u]
+				rowIdx[d], rowVal[d] = j, cv[q]
+				next[u]++
 			}
 		}
 	})
 	colIdx, colVal := cu, cv
-	copy(next, colPtr[:n])
-	inParallel(colParts, func(lo, hi int32) {
-		for i := range m {
-			for p := rowPtr[i]; p < rowPtr[i+1]; p++ {
-				if j := rowIdx[p]; lo <= j && j < hi {
-					q := next[j]
-					colIdx[q], colVal[q] = int32(i), rowVal[p]
-					next[j]++
-				}
+	rowParts := ranges(rowPtr, workers)
+	countParts(rowParts, colPtr, colCnt, func(p int, lo, hi int32) {
+		cc := colCnt[p]
+		for _, j := range rowIdx[rowPtr[lo]:rowPtr[hi]] {
+			cc[j]++
+		}
+	})
+	inParallel(rowParts, func(p int, lo, hi int32) {
+		next := colCnt[p]
+		for i := lo; i < hi; i++ {
+			for q := rowPtr[i]; q < rowPtr[i+1]; q++ {
+				j := rowIdx[q]
+				d := next[j]
+				colIdx[d], colVal[d] = i, rowVal[q]
+				next[j]++
 			}
 		}
 	})
@@ -104,6 +119,48 @@ func buildScatter(m, n int, us, is []int32, table []float32, workers int) (*Matr
 		colPtr: colPtr, colIdx: colIdx, colVal: Values{f32: colVal},
 		min: lo, max: hi,
 	}, true
+}
+
+// sumCounts returns the pointers of buckets whose sizes are the sums of
+// counts[p][b] over p: bucket b is [ptr[b], ptr[b+1]).
+func sumCounts(counts [][]int) []int {
+	ptr := make([]int, len(counts[0])+1)
+	for _, c := range counts {
+		for b, k := range c {
+			ptr[b+1] += k
+		}
+	}
+	for b := 1; b < len(ptr); b++ {
+		ptr[b] += ptr[b-1]
+	}
+	return ptr
+}
+
+// startAt turns counts[p][b], the number of elements of bucket b in part
+// p of the input, into where the first of them goes: after the bucket's
+// elements of the parts before p.
+func startAt(ptr []int, counts [][]int) {
+	for b := range len(ptr) - 1 {
+		at := ptr[b]
+		for _, c := range counts {
+			at, c[b] = at+c[b], at
+		}
+	}
+}
+
+// countParts sets counts[p][b] to where part p of the input, one of
+// parts, puts its first element of bucket b of ptr, counting each part's
+// elements with count, in parallel; a single part needs no count.
+func countParts(parts []int32, ptr []int, counts [][]int, count func(p int, lo, hi int32)) {
+	for _, c := range counts {
+		clear(c)
+	}
+	if len(parts) == 2 {
+		copy(counts[0], ptr) // counts[0] has one element fewer
+		return
+	}
+	inParallel(parts, count)
+	startAt(ptr, counts)
 }
 
 // ranges cuts the rows (or columns) of the pointers ptr, len(ptr)−1 of
@@ -126,19 +183,20 @@ func ranges(ptr []int, parts int) []int32 {
 	return b
 }
 
-// inParallel calls f on each range of bounds b, on a goroutine each if
-// there are several, and returns when all have returned.
-func inParallel(b []int32, f func(lo, hi int32)) {
+// inParallel calls f(p, b[p], b[p+1]) for each range p of bounds b, on
+// a goroutine each if there are several, and returns when all have
+// returned.
+func inParallel(b []int32, f func(p int, lo, hi int32)) {
 	if len(b) <= 2 {
-		f(b[0], b[len(b)-1])
+		f(0, b[0], b[len(b)-1])
 		return
 	}
 	var wg sync.WaitGroup
-	for k := range len(b) - 1 {
+	for p := range len(b) - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(b[k], b[k+1])
+			f(p, b[p], b[p+1])
 		}()
 	}
 	wg.Wait()

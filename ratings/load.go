@@ -445,7 +445,7 @@ func (l *loader) scanLines(r io.Reader, bufSize int, lf *lineFormat) error {
 // one too (a wrong header, a bad timestamp), which then wins. It only
 // reads r, so goroutines can share it.
 func (r *recordRules) parseLine(b []byte, line int, lf *lineFormat, first *bool, fields *[][]byte) (kind lineKind, user, item []byte, v float64, err error) {
-	if len(bytes.TrimSpace(b)) == 0 {
+	if len(b) == 0 || !(' ' < b[0] && b[0] < utf8.RuneSelf) && len(bytes.TrimSpace(b)) == 0 {
 		return blankLine, nil, nil, 0, nil
 	}
 	cols := lf.cols
@@ -480,8 +480,10 @@ func (r *recordRules) parseLine(b []byte, line int, lf *lineFormat, first *bool,
 	if n == limit {
 		n += bytes.Count(f[n-1], lf.sep) // the last field holds the rest of the line
 	}
-	if err := fieldsError(n, func(k int) []byte { return f[k] }, cols); err != nil {
-		return blankLine, nil, nil, 0, r.errAt(line, err)
+	if n != cols.n { // fieldsError's first case, without making its closure
+		if err := fieldsError(n, func(k int) []byte { return f[k] }, cols); err != nil {
+			return blankLine, nil, nil, 0, r.errAt(line, err)
+		}
 	}
 	user, item = f[cols.user], f[cols.item]
 	v, keep, err := checkRecord(r, line, user, item, f[cols.rating])

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dpmc/dpmc/internal/check"
+	"github.com/dpmc/dpmc/internal/ziggurat"
 	"github.com/dpmc/dpmc/mechanism"
 )
 
@@ -91,9 +92,8 @@ func (m *Mechanism) AddNoise(x []float64, r *rand.Rand) {
 // accepted in the rectangle of a ziggurat layer at the first word u. It
 // reports false, having drawn nothing more, in every other case.
 func (m *Mechanism) fastBody(u uint64) (float64, bool) {
-	j, l := int32(u), (u>>32)&(zigLayers-1)
-	t := float64(j) * zig.w[l]
-	return t, u>>tailShift > m.tail.hi && absInt32(j) < zig.k[l] && math.Abs(t) <= m.alpha && !m.uniformBody
+	t, in := ziggurat.Inside(u)
+	return t, in && u>>tailShift > m.tail.hi && math.Abs(t) <= m.alpha && !m.uniformBody
 }
 
 // tailSplit is P(|T| > α) for a uniform whose first bits come from a
@@ -126,8 +126,9 @@ const tailShift = 39
 // a > ⌊2²⁵P⌋; only when a = ⌊2²⁵P⌋ (probability 2⁻²⁵) do 53 more bits V
 // of a new word decide, by V < 2²⁵P − a. The choice is thus exact to
 // 2⁻⁷⁸ (a single Float64 would give 2⁻⁵³). The low 39 bits of u, which are
-// independent of a, then start the body's ziggurat normal (α ≥ 1) or give
-// the tail's sign (bit 31).
+// independent of a, then start the body's normal (α ≥ 1, from
+// ziggurat.Normal, which reads only those bits) or give the tail's sign
+// (bit 31).
 func (m *Mechanism) sampleFrom(u uint64, r *rand.Rand) float64 {
 	a, p := u>>tailShift, m.tail
 	tail := a < p.hi
@@ -151,7 +152,7 @@ func (m *Mechanism) sampleFrom(u uint64, r *rand.Rand) float64 {
 		}
 	}
 	for {
-		if t := zig.normal(u, r); math.Abs(t) <= m.alpha {
+		if t := ziggurat.Normal(u, r); math.Abs(t) <= m.alpha {
 			return t
 		}
 		u = r.Uint64()

@@ -9,38 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/dpmc/dpmc/internal/ziggurat"
 	"github.com/dpmc/dpmc/rng"
 )
-
-// TestZigguratLayers checks the ziggurat's construction: every layer but
-// the base is a strip of area v (width x_i, from f(x_i) up to f(x_{i−1}),
-// the top one up to f(0) = 1), the base (rectangle plus the normal tail
-// beyond r) has area v too, each to 1e-12, and r is Marsaglia and Tsang's
-// 3.442619855899 to 11 decimals (theirs leave the top layer 1.2e-9 off).
-func TestZigguratLayers(t *testing.T) {
-	const tol = 1e-12
-	f := func(x float64) float64 { return math.Exp(-x * x / 2) }
-	x := func(i int) float64 { return zig.w[i] * zigScale } // right edge of layer i ≥ 1
-	if math.Abs(zig.r-3.442619855899) > 1e-11 {
-		t.Errorf("r = %.15g, want 3.442619855899", zig.r)
-	}
-	if math.Abs(x(zigLayers-1)-zig.r) > 0 {
-		t.Errorf("layer %d ends at %.15g, want r = %.15g", zigLayers-1, x(zigLayers-1), zig.r)
-	}
-	tail := math.Sqrt(math.Pi/2) * math.Erfc(zig.r/math.Sqrt2)
-	if got := zig.r*f(zig.r) + tail; math.Abs(got-zig.v)/zig.v > tol {
-		t.Errorf("base layer area %.15g, want %.15g", got, zig.v)
-	}
-	for i := 1; i < zigLayers; i++ {
-		top := 1.0
-		if i > 1 {
-			top = f(x(i - 1))
-		}
-		if got := x(i) * (top - f(x(i))); math.Abs(got-zig.v)/zig.v > tol {
-			t.Errorf("layer %d: area %.15g, want %.15g", i, got, zig.v)
-		}
-	}
-}
 
 // TestSamplerChiSquare is a χ² goodness-of-fit test of the sampler
 // (through Sample, and AddNoise on vectors of 32 and of 7) at shapes that take
@@ -104,7 +75,7 @@ func vectorDraws(m *Mechanism, r *rand.Rand, n, k int) []float64 {
 func binEdges(m *Mechanism, bins int) []float64 {
 	const minMass = 1e-4 // 20 expected draws in 2·10⁵
 	s := m.Scale()
-	cand := []float64{-m.Alpha() * s, m.Alpha() * s, -zig.r * s, zig.r * s}
+	cand := []float64{-m.Alpha() * s, m.Alpha() * s, -ziggurat.TailStart() * s, ziggurat.TailStart() * s}
 	for k := 1; k < bins; k++ {
 		cand = append(cand, quantile(m, float64(k)/float64(bins)))
 	}

@@ -1,24 +1,17 @@
-package huber
+package ziggurat
 
 import (
 	"math"
 	"math/rand/v2"
 )
 
-// The body of the Huber density is a standard normal truncated to
-// [−α, α]; Sample draws it with a ziggurat for N(0, 1) of its own (the
-// method of Marsaglia and Tsang, "The ziggurat method for generating
-// random variables", 2000: 128 layers of equal area, the base layer's tail
-// beyond r ≈ 3.44), in float64, and rejects draws outside [−α, α]. Its low
-// 39 bits of a random word usually give one value: bits 0–31 are the
-// signed position in a layer, bits 32–38 the layer, and the word's other
-// bits start the uniform that picks the tail or the body (see
-// Mechanism.sampleFrom). math/rand/v2's NormFloat64 draws the same way
-// (with float32 tables), but would cost the mixture a word of its own.
-
 const (
-	zigLayers = 128
-	zigScale  = 1 << 31 // the layer position's 31-bit magnitude
+	// Layers is the number of layers; the layer of a word u is
+	// (u >> 32) & (Layers − 1).
+	Layers = 128
+	// Scale is 2³¹: the position int32(u) of a word u in its layer runs
+	// over [−Scale, Scale).
+	Scale = 1 << 31
 )
 
 // ziggurat holds the layers: a draw of position j (|j| < 2³¹) in layer i is
@@ -28,13 +21,35 @@ const (
 // r, of the same total area v as every other layer.
 type ziggurat struct {
 	r, v float64
-	k    [zigLayers]uint32
-	w    [zigLayers]float64
-	f    [zigLayers]float64
+	k    [Layers]uint32
+	w    [Layers]float64
+	f    [Layers]float64
 }
 
 // zig is computed once and never written afterwards.
 var zig = newZiggurat()
+
+// TailStart returns r, where the base layer's rectangle ends and the
+// normal tail begins (3.44262 to 6 digits).
+func TailStart() float64 { return zig.r }
+
+// LayerArea returns v, the area under exp(−x²/2) of every layer.
+func LayerArea() float64 { return zig.v }
+
+// Width returns the width w_i/2³¹ of layer i's rectangle per unit of
+// position: a draw in layer i at position j is float64(j)·Width(i). For
+// i ≥ 1, Width(i)·Scale is the layer's right edge x_i. It panics unless
+// 0 ≤ i < Layers.
+func Width(i int) float64 { return zig.w[i] }
+
+// Inside returns the value of word u's position in its layer,
+// float64(int32(u))·Width(layer), and whether it lies inside the layer's
+// rectangle, where Normal returns it at once; it reads only u's low 39
+// bits. It is small enough to inline.
+func Inside(u uint64) (float64, bool) {
+	j, l := int32(u), (u>>32)&(Layers-1)
+	return float64(j) * zig.w[l], absInt32(j) < zig.k[l]
+}
 
 // newZiggurat computes the layers. Marsaglia and Tsang give r =
 // 3.442619855899 and v = 9.91256303526217e-3 to 13 digits, which leaves
@@ -52,7 +67,7 @@ func newZiggurat() ziggurat {
 			hi = mid
 		}
 	}
-	return zigLayersFor(hi)
+	return LayersFor(hi)
 }
 
 // zigArea is the area v of each layer for tail start r: r·f(r) plus the
@@ -65,7 +80,7 @@ func zigArea(r float64) float64 {
 // tail start r, or false if the layers pass the top of the curve first.
 func zigTop(r float64) (float64, bool) {
 	v, x := zigArea(r), r
-	for range zigLayers - 2 {
+	for range Layers - 2 {
 		y := v/x + math.Exp(-0.5*x*x)
 		if y >= 1 {
 			return 0, false
@@ -75,34 +90,37 @@ func zigTop(r float64) (float64, bool) {
 	return x * (1 - math.Exp(-0.5*x*x)), true
 }
 
-// zigLayersFor computes the layers for tail start r by Marsaglia and
+// LayersFor computes the layers for tail start r by Marsaglia and
 // Tsang's recurrence, in float64.
-func zigLayersFor(r float64) ziggurat {
+func LayersFor(r float64) ziggurat {
 	z := ziggurat{r: r, v: zigArea(r)}
 	dn, tn := r, r
 	q := z.v / math.Exp(-0.5*dn*dn)
-	z.k[0] = uint32(dn / q * zigScale)
+	z.k[0] = uint32(dn / q * Scale)
 	z.k[1] = 0
-	z.w[0] = q / zigScale
-	z.w[zigLayers-1] = dn / zigScale
+	z.w[0] = q / Scale
+	z.w[Layers-1] = dn / Scale
 	z.f[0] = 1
-	z.f[zigLayers-1] = math.Exp(-0.5 * dn * dn)
-	for i := zigLayers - 2; i >= 1; i-- {
+	z.f[Layers-1] = math.Exp(-0.5 * dn * dn)
+	for i := Layers - 2; i >= 1; i-- {
 		dn = math.Sqrt(-2 * math.Log(z.v/dn+math.Exp(-0.5*dn*dn)))
-		z.k[i+1] = uint32(dn / tn * zigScale)
+		z.k[i+1] = uint32(dn / tn * Scale)
 		tn = dn
 		z.f[i] = math.Exp(-0.5 * dn * dn)
-		z.w[i] = dn / zigScale
+		z.w[i] = dn / Scale
 	}
 	return z
 }
 
-// normal returns a standard normal value. u is a fresh random word; only
-// its low 39 bits are used. Further words, if needed, come from r.
-func (z *ziggurat) normal(u uint64, r *rand.Rand) float64 {
+// Normal returns a standard normal value. u is a fresh uniform random
+// word, of which only the low 39 bits are read: bits 0–31 are the signed
+// position in the layer given by bits 32–38. Further words, for the <2 %
+// of draws outside the layers' rectangles, come from r.
+func Normal(u uint64, r *rand.Rand) float64 {
+	z := &zig
 	for {
 		j := int32(u)
-		i := (u >> 32) & (zigLayers - 1)
+		i := (u >> 32) & (Layers - 1)
 		x := float64(j) * z.w[i]
 		if absInt32(j) < z.k[i] {
 			return x // inside the layer's rectangle: over 98 % of draws

@@ -16,7 +16,6 @@ import (
 type Mechanism struct {
 	alpha, scale float64
 	logKappa     float64   // log κ_α
-	pTail        float64   // P(|T| > α)
 	tail         tailSplit // P(|T| > α) split at 25 bits, see sampleFrom
 	invAlpha     float64   // 1/α, the mean of the tail's excess beyond α
 	uniformBody  bool      // sample the body by a uniform proposal (α < 1)
@@ -43,7 +42,6 @@ func New(alpha, scale float64) (*Mechanism, error) {
 		alpha:       alpha,
 		scale:       scale,
 		logKappa:    logKappa(alpha),
-		pTail:       pTail,
 		tail:        splitTail(pTail, 25),
 		invAlpha:    1 / alpha,
 		uniformBody: alpha < 1,

@@ -66,7 +66,7 @@ func (m *Mechanism) String() string {
 // tail value ±(α + E/α), E ~ Exp(1); otherwise a standard normal truncated
 // to [−α, α], by rejection from N(0, 1) when α ≥ 1 (acceptance ≥ 0.68) and
 // from a uniform on [−α, α] when α < 1 (acceptance ≥ 0.85). At α ≥ 1 one
-// draw usually takes one 64-bit word from r (see sampleUnit).
+// draw usually takes one 64-bit word from r (see sampleFrom).
 func (m *Mechanism) Sample(r *rand.Rand) float64 {
 	return m.scale * m.sampleUnit(r)
 }

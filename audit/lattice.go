@@ -9,6 +9,7 @@ import (
 	"github.com/dpmc/dpmc/gaussian"
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
+	zig "github.com/dpmc/dpmc/internal/ziggurat"
 	"github.com/dpmc/dpmc/laplace"
 	"github.com/dpmc/dpmc/mechanism"
 )
@@ -107,12 +108,13 @@ func (g GridNoise) Support() Support { return Grid{Gamma: g.Gamma} }
 // releases computed as y = x + m.Sample(r), as mechanism.AddNoise and
 // Mechanism compute them. It returns an error for other mechanisms.
 //
-// These samplers draw from math/rand/v2's ExpFloat64 and NormFloat64,
-// Marsaglia and Tsang's ziggurat: a draw takes a 64-bit word, uses some
-// of its bits as a strip i and 32 as an integer j, and returns j·w[i]
-// (rounded to float64) unless j falls in the strip's small rejection
-// region, where w[i] is one of 128 (normal) or 256 (exponential) float32
-// constants. Only the base strip's tail (the exponential beyond 7.697,
+// These samplers draw from Marsaglia and Tsang's ziggurat: math/rand/v2's
+// ExpFloat64 and NormFloat64, and for the Huber body (α ≥ 1) the normal
+// of internal/ziggurat. A draw takes a 64-bit word, uses some of its bits
+// as a strip i and 32 as an integer j, and returns j·w[i] (rounded to
+// float64) unless j falls in the strip's small rejection region, where
+// w[i] is one of 128 (normal) or 256 (exponential) constants: float32
+// values in math/rand/v2, float64 in internal/ziggurat. Only the base strip's tail (the exponential beyond 7.697,
 // the normal beyond 3.443, together less than 0.1 % of the draws) leaves
 // this lattice. The noise is then a fixed function of j·w[i] (σ·z for
 // Gaussian noise, ±b·E for Laplace noise, s·(±(α + E/α)) or s·z for the
@@ -126,9 +128,10 @@ func (g GridNoise) Support() Support { return Grid{Gamma: g.Gamma} }
 // compile it). The huber sampler with α < 1 draws its body from α·(2U − 1),
 // U uniform on multiples of 2⁻⁵³: a lattice denser than float64 near most
 // outputs, where Emits is then true (it loses power, not validity). The
-// tables w[i] are derived here from the ziggurat's published construction
-// (Marsaglia and Tsang 2000) with Go's constants; a test checks them
-// against math/rand/v2's output.
+// tables w[i] of math/rand/v2 are derived here from the ziggurat's
+// published construction (Marsaglia and Tsang 2000) with Go's constants;
+// a test checks them against math/rand/v2's output. The Huber body's are
+// internal/ziggurat's own.
 func FloatSupport(m mechanism.Mechanism) (Support, error) {
 	switch m := m.(type) {
 	case *laplace.Mechanism:
@@ -153,11 +156,14 @@ const (
 	zigExpV  = 3.949659822581572e-3
 )
 
-// zigTables holds the strip widths w[i] of the two ziggurats as float64
-// (exact copies of the float32 values) and their reciprocals.
+// zigTables holds the strip widths w[i] of the two ziggurats of
+// math/rand/v2 as float64 (exact copies of the float32 values), those of
+// the Huber body's normal (package internal/ziggurat, float64), and their
+// reciprocals.
 type zigTables struct {
 	wn, invWn [128]float64
 	we, invWe [256]float64
+	hn, invHn [zig.Layers]float64
 }
 
 // ziggurat computes the tables once: strip i's right end x_i follows
@@ -184,6 +190,10 @@ var ziggurat = sync.OnceValue(func() *zigTables {
 	}
 	for i := range t.wn {
 		t.invWn[i] = 1 / t.wn[i]
+	}
+	for i := range t.hn {
+		t.hn[i] = zig.Width(i)
+		t.invHn[i] = 1 / t.hn[i]
 	}
 	for i := range t.we {
 		t.invWe[i] = 1 / t.we[i]
@@ -223,7 +233,7 @@ func (s *floatSupport) Emits(x, y float64) bool {
 	t := ziggurat()
 	switch s.kind {
 	case "gaussian":
-		return s.normal(t, x, y, z, tol, math.Inf(1))
+		return s.normal(&t.wn, &t.invWn, x, y, z, tol, math.Inf(1))
 	case "laplace":
 		return s.exponential(t, x, y, math.Abs(z), tol, func(e float64) float64 { return e })
 	}
@@ -237,7 +247,7 @@ func (s *floatSupport) Emits(x, y float64) bool {
 	}
 	if math.Abs(z) <= s.alpha*(1+1e-9)+tol {
 		if s.alpha >= 1 {
-			return s.normal(t, x, y, z, tol, s.alpha)
+			return s.normal(&t.hn, &t.invHn, x, y, z, tol, s.alpha)
 		}
 		return s.uniformBody(x, y, z, tol)
 	}
@@ -258,11 +268,13 @@ func (s *floatSupport) release(x, y, u float64, neg bool) bool {
 	return x+float64(s.scale*u) == y || math.FMA(s.scale, u, x) == y
 }
 
-// normal reports whether y = x + σ·j·wn[i] for some strip i and signed
-// 32-bit j with |j·wn[i]| ≤ limit (the Huber body's α, else +Inf).
-func (s *floatSupport) normal(t *zigTables, x, y, z, tol, limit float64) bool {
-	for i := range t.wn {
-		c, r := z*t.invWn[i], tol*t.invWn[i]*(1+1e-9)+1e-9
+// normal reports whether y = x + σ·j·w[i] for some strip i and signed
+// 32-bit j with |j·w[i]| ≤ limit (the Huber body's α, else +Inf), for the
+// strip widths w and their reciprocals inv (math/rand/v2's for Gaussian
+// noise, internal/ziggurat's for the Huber body).
+func (s *floatSupport) normal(w, inv *[128]float64, x, y, z, tol, limit float64) bool {
+	for i := range w {
+		c, r := z*inv[i], tol*inv[i]*(1+1e-9)+1e-9
 		lo, hi := math.Ceil(c-r), math.Floor(c+r)
 		if lo > hi {
 			continue
@@ -271,7 +283,7 @@ func (s *floatSupport) normal(t *zigTables, x, y, z, tol, limit float64) bool {
 			return true
 		}
 		for j := max(lo, -(1 << 31)); j <= min(hi, 1<<31-1); j++ {
-			u := float64(j * t.wn[i])
+			u := float64(j * w[i])
 			if math.Abs(u) <= limit && s.release(x, y, u, false) {
 				return true
 			}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/dpmc/dpmc/internal/check"
+	"github.com/dpmc/dpmc/internal/ziggurat"
 	"github.com/dpmc/dpmc/mechanism"
 )
 
@@ -14,13 +15,16 @@ import (
 // is immutable and safe for concurrent use.
 type Mechanism struct {
 	alpha, scale float64
-	logKappa     float64 // log κ_α
-	pTail        float64 // P(|T| > α)
-	invAlpha     float64 // 1/α, the mean of the tail's excess beyond α
-	uniformBody  bool    // sample the body by a uniform proposal (α < 1)
+	logKappa     float64   // log κ_α
+	tail         tailSplit // P(|T| > α) split at 25 bits, see sampleFrom
+	invAlpha     float64   // 1/α, the mean of the tail's excess beyond α
+	uniformBody  bool      // sample the body by a uniform proposal (α < 1)
 }
 
-var _ mechanism.Mechanism = (*Mechanism)(nil)
+var (
+	_ mechanism.Mechanism    = (*Mechanism)(nil)
+	_ mechanism.VectorNoiser = (*Mechanism)(nil)
+)
 
 // New returns the Huber mechanism with shape alpha (α, dimensionless) and
 // scale (s, in units of the statistic). The paper's mechanism is scale = 1.
@@ -33,11 +37,12 @@ func New(alpha, scale float64) (*Mechanism, error) {
 		return nil, err
 	}
 	c, t := masses(alpha)
+	pTail := t / (c + t)
 	return &Mechanism{
 		alpha:       alpha,
 		scale:       scale,
 		logKappa:    logKappa(alpha),
-		pTail:       t / (c + t),
+		tail:        splitTail(pTail, 25),
 		invAlpha:    1 / alpha,
 		uniformBody: alpha < 1,
 	}, nil
@@ -60,15 +65,77 @@ func (m *Mechanism) String() string {
 // Sample draws one noise value s·T exactly: with probability P(|T| > α) a
 // tail value ±(α + E/α), E ~ Exp(1); otherwise a standard normal truncated
 // to [−α, α], by rejection from N(0, 1) when α ≥ 1 (acceptance ≥ 0.68) and
-// from a uniform on [−α, α] when α < 1 (acceptance ≥ 0.85).
+// from a uniform on [−α, α] when α < 1 (acceptance ≥ 0.85). At α ≥ 1 one
+// draw usually takes one 64-bit word from r (see sampleFrom).
 func (m *Mechanism) Sample(r *rand.Rand) float64 {
 	return m.scale * m.sampleUnit(r)
 }
 
+// AddNoise adds one draw of Sample to every element of x, in order: the
+// same draws, and the same result, as x[i] += m.Sample(r) for each i, but
+// with the common case of a draw inlined in the loop, for callers that
+// noise whole vectors (mechanism.AddNoise uses it).
+func (m *Mechanism) AddNoise(x []float64, r *rand.Rand) {
+	for i := range x {
+		u := r.Uint64()
+		t, ok := m.fastBody(u)
+		if !ok {
+			t = m.sampleFrom(u, r)
+		}
+		x[i] += m.scale * t
+	}
+}
+
+// fastBody is the common case of sampleFrom, inlined: a body value
+// accepted in the rectangle of a ziggurat layer at the first word u. It
+// reports false, having drawn nothing more, in every other case.
+func (m *Mechanism) fastBody(u uint64) (float64, bool) {
+	t, in := ziggurat.Inside(u)
+	return t, in && u>>tailShift > m.tail.hi && math.Abs(t) <= m.alpha && !m.uniformBody
+}
+
+// tailSplit is P(|T| > α) for a uniform whose first bits come from a
+// word: hi = ⌊2ᵇP⌋ and frac = 2ᵇP − hi, for b bits.
+type tailSplit struct {
+	hi   uint64
+	frac float64
+}
+
+// splitTail splits p at b bits; both parts are exact, as 2ᵇ is a power of
+// two.
+func splitTail(p float64, b int) tailSplit {
+	hi := math.Floor(math.Ldexp(p, b))
+	return tailSplit{hi: uint64(hi), frac: math.Ldexp(p, b) - hi}
+}
+
+// sampleUnit draws T.
 func (m *Mechanism) sampleUnit(r *rand.Rand) float64 {
-	if r.Float64() < m.pTail {
+	return m.sampleFrom(r.Uint64(), r)
+}
+
+// tailShift is where the bits of a word that start the choice between
+// tail and body begin: its top 25 bits.
+const tailShift = 39
+
+// sampleFrom draws T from a fresh word u and, when needed, more words
+// from r. The choice between the tails and the body compares a uniform U
+// on [0, 1) with P = P(|T| > α), and U is drawn lazily: its first 25 bits
+// a, the top bits of u, settle U < P when a < ⌊2²⁵P⌋ and U ≥ P when
+// a > ⌊2²⁵P⌋; only when a = ⌊2²⁵P⌋ (probability 2⁻²⁵) do 53 more bits V
+// of a new word decide, by V < 2²⁵P − a. The choice is thus exact to
+// 2⁻⁷⁸ (a single Float64 would give 2⁻⁵³). The low 39 bits of u, which are
+// independent of a, then start the body's normal (α ≥ 1, from
+// ziggurat.Normal, which reads only those bits) or give the tail's sign
+// (bit 31).
+func (m *Mechanism) sampleFrom(u uint64, r *rand.Rand) float64 {
+	a, p := u>>tailShift, m.tail
+	tail := a < p.hi
+	if a == p.hi {
+		tail = r.Float64() < p.frac
+	}
+	if tail {
 		t := m.alpha + r.ExpFloat64()*m.invAlpha
-		if r.Uint64()&1 == 0 {
+		if int32(u) < 0 {
 			return -t
 		}
 		return t
@@ -83,9 +150,10 @@ func (m *Mechanism) sampleUnit(r *rand.Rand) float64 {
 		}
 	}
 	for {
-		if t := r.NormFloat64(); math.Abs(t) <= m.alpha {
+		if t := ziggurat.Normal(u, r); math.Abs(t) <= m.alpha {
 			return t
 		}
+		u = r.Uint64()
 	}
 }
 

@@ -99,15 +99,27 @@ type Granular interface {
 	AddTo(v float64, r *rand.Rand) float64
 }
 
+// VectorNoiser is implemented by mechanisms that add noise to a whole
+// vector faster than one Sample call per element (huber). AddNoise(x, r)
+// must add the draws that len(x) calls of Sample(r) would return, in
+// order, so that results do not depend on which way noise is added.
+type VectorNoiser interface {
+	AddNoise(x []float64, r *rand.Rand)
+}
+
 // AddNoise adds one independent draw of m's noise to every element of x, in
 // place. If m is Granular, each element is first rounded to m's grid (see
-// Granular), so every output is a multiple of the grid step. It never
-// allocates.
+// Granular), so every output is a multiple of the grid step; otherwise a
+// VectorNoiser adds its noise itself. It never allocates.
 func AddNoise(m Mechanism, x []float64, r *rand.Rand) {
 	if g, ok := m.(Granular); ok {
 		for i := range x {
 			x[i] = g.AddTo(x[i], r)
 		}
+		return
+	}
+	if v, ok := m.(VectorNoiser); ok {
+		v.AddNoise(x, r)
 		return
 	}
 	for i := range x {

@@ -84,9 +84,10 @@
 // R-IRLS builds each item's unweighted Gram matrix G₀ once per sweep and,
 // since the Huber weight is 1 for every residual within the threshold,
 // solves each inner iteration from G₀ and corrections for the few ratings
-// with weight below 1 (see irls.go): the direct computation's result up to
-// rounding, at little more than the cost of ALS plus the inner iterations'
-// residuals and noise draws.
+// with weight below 1 (see irls.go); items with at most r/4 ratings skip
+// G₀ and solve in the space of their ratings instead (n × n systems). Both
+// give the direct computation's result up to rounding, at little more than
+// the cost of ALS plus the inner iterations' residuals and noise draws.
 //
 // The kernel implementations sum in different orders, so factors differ at
 // rounding level between them, and so between a machine with AVX-512, one

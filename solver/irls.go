@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/dpmc/dpmc/huber"
@@ -32,7 +33,12 @@ import (
 //   - more than half the ratings corrected: G and b built directly, which
 //     is no dearer and avoids subtracting most of G₀ from itself.
 //
-// All four give the direct computation's result up to rounding (a test
+// An item with few ratings (n ≤ r/4, and λ > 0) skips G₀ altogether and
+// works in the n-dimensional space of its ratings (irlsDual below), where
+// an r × r factorization and inverse per sweep would cost more than all
+// its inner iterations.
+//
+// All five give the direct computation's result up to rounding (a test
 // holds them to it), use the same random draws, and depend only on the
 // item's data, so results stay the same for any number of workers.
 
@@ -47,10 +53,16 @@ type irlsScratch struct {
 	slot       []int32   // rows: where rating k's column of Z is in zs, or −1
 	zs         []float64 // woodSlots × r: cached columns G₀⁻¹u_k of Z
 	s, st, z0  []float64 // woodMax²; woodMax; r: Woodbury's S, its right-hand side, G₀⁻¹b
+	kd, md     []float64 // dualMax²: an item's K = BBᵀ and M = λI + SKS, n × n
+	q, g       []float64 // dualMax: S·M⁻¹·S·B·c, and B·c
 	// paths counts the inner iterations solved each way (pathInverse,
-	// pathWoodbury, pathCorrected, pathDirect), for the tests.
-	paths [4]int
+	// pathWoodbury, pathCorrected, pathDirect, pathDual), for the tests.
+	paths [numPaths]int
 }
+
+// dualMax returns the most ratings of an item that irlsDual solves at
+// rank r.
+func dualMax(r int) int { return r / 4 }
 
 // The ways an inner iteration is solved.
 const (
@@ -58,6 +70,8 @@ const (
 	pathWoodbury
 	pathCorrected
 	pathDirect
+	pathDual
+	numPaths
 )
 
 // woodMax returns the most corrections a Woodbury solve takes at rank r,
@@ -72,6 +86,8 @@ func newIRLSScratch(r, rows int) *irlsScratch {
 		corr: make([]int32, rows), cw: make([]float64, rows), cblk: make([]float64, rows*r),
 		slot: make([]int32, rows), zs: make([]float64, woodSlots(r)*r),
 		s: make([]float64, wm*wm), st: make([]float64, wm), z0: make([]float64, r),
+		kd: make([]float64, dualMax(r)*dualMax(r)), md: make([]float64, dualMax(r)*dualMax(r)),
+		q: make([]float64, dualMax(r)), g: make([]float64, dualMax(r)),
 	}
 }
 
@@ -98,6 +114,13 @@ func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
 	ir, c, lambda := w.irls, t.opts.Threshold, t.lambda(n)
 	vals := stored.CopyTo(w.y)
 	blk := dense.Gather(w.block, t.model.U, r, users)
+	if n <= dualMax(r) && lambda > 0 {
+		if err := t.irlsDual(w, sweep, j, rnd, blk, vals, lambda); err != nil {
+			return err
+		}
+		copy(v, w.theta)
+		return nil
+	}
 	dense.SetRidge(ir.gram0, r, lambda)
 	dense.SyrkLower(ir.gram0, r, blk, nil)
 	clear(ir.rhs0)
@@ -216,6 +239,77 @@ func (ir *irlsScratch) woodbury(r int, blk []float64, m int, cached *int, b, x [
 		dense.Axpy(x, st[a], z(k))
 	}
 	return true
+}
+
+// irlsDual runs item j's K inner iterations for an item with few
+// ratings, n ≤ dualMax(r), from w.theta, leaving the result there: blk
+// (n × r, rows u_k) is B and vals the targets y. With the weights W of an
+// inner iteration, S = W^½, and c = Bᵀ·W·y + noise, the push-through
+// (Woodbury) identity for λ > 0 gives
+//
+//	θ = (λI + BᵀWB)⁻¹·c = (c − Bᵀ·q)/λ,  q = S·M⁻¹·S·B·c,  M = λI + S·K·S,
+//
+// with K = B·Bᵀ, n × n, built once; and the next residuals need only
+// B·θ = (B·c − K·q)/λ. An inner iteration then costs c and B·c (2nr),
+// M and its factorization (n² and n³/6) and a few n-vectors, instead of
+// r × r work; θ itself is formed once, after the last.
+func (t *trainer) irlsDual(w *worker, sweep, j int, rnd *rand.Rand, blk, vals []float64, lambda float64) error {
+	r, n, c := t.opts.Rank, len(vals), t.opts.Threshold
+	if t.opts.IRLSIters == 0 {
+		return nil
+	}
+	ir := w.irls
+	kd, md, q, g := ir.kd[:n*n], ir.md[:n*n], ir.q[:n], ir.g[:n]
+	pred, wt, wy := w.pred[:n], w.wt[:n], w.wy[:n]
+	for a := range n {
+		ua := blk[a*r : a*r+r]
+		for b := range a + 1 {
+			kd[a*n+b] = dense.Dot(ua, blk[b*r:b*r+r])
+			kd[b*n+a] = kd[a*n+b]
+		}
+	}
+	dense.MulVec(pred, blk, r, w.theta)
+	for range t.opts.IRLSIters {
+		for k, y := range vals {
+			wk := huber.Weight(c, y-pred[k])
+			wy[k], wt[k] = wk*y, 1
+			if wk < 1 {
+				wt[k] = math.Sqrt(wk) // S
+			}
+		}
+		clear(w.rhs)
+		dense.AddMulTransVec(w.rhs, blk, r, wy)
+		if t.opts.Noise != nil {
+			mechanism.AddNoise(t.opts.Noise, w.rhs, rnd)
+		}
+		dense.MulVec(g, blk, r, w.rhs)
+		for a := range n {
+			for b := range a + 1 {
+				md[a*n+b] = wt[a] * kd[a*n+b] * wt[b]
+			}
+			md[a*n+a] += lambda
+			q[a] = wt[a] * g[a]
+		}
+		if err := dense.CholeskySolve(md, n, q); err != nil {
+			return t.singular(sweep, "item", j, err)
+		}
+		for a := range q {
+			q[a] *= wt[a]
+		}
+		dense.MulVec(pred, kd, n, q)
+		for a := range pred {
+			pred[a] = (g[a] - pred[a]) / lambda
+		}
+		ir.paths[pathDual]++
+	}
+	for a := range q {
+		q[a] = -q[a]
+	}
+	dense.AddMulTransVec(w.rhs, blk, r, q)
+	for a := range w.rhs {
+		w.rhs[a] /= lambda
+	}
+	return t.finite(sweep, "item", j, w.rhs, w.theta)
 }
 
 // irlsDirect runs item j's K inner iterations the direct way, each

@@ -35,25 +35,34 @@ func itemPhase(t *testing.T, tr *trainer, item func(w *worker, sweep, j int) err
 // once per sweep and corrects it in each inner iteration, to the direct
 // computation, which builds the weighted Gram matrix afresh in every inner
 // iteration: same start, same noise, the same factors up to rounding. The
-// cases between them take every way of solving an inner iteration.
+// cases between them take every way of solving an inner iteration; the
+// sparse ones (about 5 ratings an item) send most items to the dual way.
 func TestIRLSMatchesDirect(t *testing.T) {
-	p := problem(t, 120, 60, 4, 0.35)
+	full, sparse := problem(t, 120, 60, 4, 0.35), problem(t, 40, 60, 4, 0.12)
 	lap, _ := laplace.New(0.3)
-	var paths [4]int
+	var paths [numPaths]int
 	for _, tc := range []struct {
-		rank  int
-		c     float64
-		init  Init
-		noise mechanism.Mechanism
+		rank   int
+		c      float64
+		init   Init
+		noise  mechanism.Mechanism
+		sparse bool
 	}{
-		{3, 1e9, InitWarm, nil},
-		{5, 2, InitWarm, lap},
-		{8, 1.2, InitWarm, lap},
-		{8, 0.8, InitWarm, nil},
-		{8, 0.02, InitPaper, lap},
-		{17, 0.5, InitPaper, nil},
-		{4, 0.4, InitWarm, lap},
+		{3, 1e9, InitWarm, nil, false},
+		{5, 2, InitWarm, lap, false},
+		{8, 1.2, InitWarm, lap, false},
+		{8, 0.8, InitWarm, nil, false},
+		{8, 0.02, InitPaper, lap, false},
+		{17, 0.5, InitPaper, nil, false},
+		{4, 0.4, InitWarm, lap, false},
+		{24, 0.3, InitWarm, lap, true},
+		{32, 1e9, InitPaper, nil, true},
+		{28, 0.05, InitPaper, lap, true},
 	} {
+		p := full
+		if tc.sparse {
+			p = sparse
+		}
 		o := Options{Algorithm: IRLS, Rank: tc.rank, Lambda: 0.5, Iters: 1, IRLSIters: 5, Threshold: tc.c, Init: tc.init, Noise: tc.noise, Seeded: true, Seed: 3}
 		fast, direct := prepared(t, p.Observed, o), prepared(t, p.Observed, o)
 		itemPhase(t, fast, fast.itemIRLS)
@@ -72,7 +81,7 @@ func TestIRLSMatchesDirect(t *testing.T) {
 		if d > 1e-9 {
 			t.Errorf("rank %d, c = %g, %v: corrected and direct IRLS differ by %.3g (relative)", tc.rank, tc.c, tc.init, d)
 		}
-		var these [4]int
+		var these [numPaths]int
 		for _, w := range fast.pool {
 			if w.irls != nil {
 				for k, n := range w.irls.paths {
@@ -81,7 +90,7 @@ func TestIRLSMatchesDirect(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("rank %d, c = %g, %v: inner iterations by inverse, Woodbury, corrected, direct: %v; difference %.2g", tc.rank, tc.c, tc.init, these, d)
+		t.Logf("rank %d, c = %g, %v, sparse %v: inner iterations by inverse, Woodbury, corrected, direct, dual: %v; difference %.2g", tc.rank, tc.c, tc.init, tc.sparse, these, d)
 	}
 	for k, n := range paths {
 		if n == 0 {
@@ -278,7 +287,7 @@ func FuzzParseEnums(f *testing.F) {
 
 // TestNonFiniteFactorIsAnError: noise beyond float64's range makes a
 // factor infinite, which must be an error naming the row, in ALS and in
-// every IRLS solve path, never NaN in the model.
+// every IRLS solve path (the dual one at rank 64), never NaN in the model.
 func TestNonFiniteFactorIsAnError(t *testing.T) {
 	p := problem(t, 30, 20, 2, 0.5)
 	var huge infNoise
@@ -286,8 +295,12 @@ func TestNonFiniteFactorIsAnError(t *testing.T) {
 		{Algorithm: ALS},
 		{Algorithm: IRLS, IRLSIters: 2, Threshold: 1e300},
 		{Algorithm: IRLS, IRLSIters: 2, Threshold: 0.01},
+		{Algorithm: IRLS, IRLSIters: 2, Threshold: 0.5, Rank: 64}, // items solved by irlsDual
 	} {
-		o.Rank, o.Lambda, o.Iters, o.Noise, o.Seeded = 2, 0.5, 2, huge, true
+		if o.Rank == 0 {
+			o.Rank = 2
+		}
+		o.Lambda, o.Iters, o.Noise, o.Seeded = 0.5, 2, huge, true
 		_, err := Train(context.Background(), p.Observed, o)
 		if err == nil || !strings.Contains(err.Error(), "not finite") || !strings.Contains(err.Error(), "item") {
 			t.Errorf("%v: err = %v, want a not-finite factor error naming the item", o.Algorithm, err)

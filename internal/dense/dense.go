@@ -402,11 +402,8 @@ func CholeskyInverse(inv, l []float64, n int, work []float64) {
 	clear(x)
 	for i := range n {
 		row, xi := l[i*n:i*n+i+1], x[i*n:i*n+i+1]
-		f64.GemvT(i, i, 1, x, n, row[:i], 1, xi[:i])
 		d := 1 / row[i]
-		for k := range xi[:i] {
-			xi[k] *= -d
-		}
+		f64.GemvT(i, i, -d, x, n, row[:i], 1, xi[:i])
 		xi[i] = d
 	}
 	// inv = L⁻ᵀ·L⁻¹ = xᵀ·x, lower triangle, then mirrored. Row p of x is
@@ -417,8 +414,9 @@ func CholeskyInverse(inv, l []float64, n int, work []float64) {
 		f64.GemmTNLower(min(p0+8, n), min(8, n-p0), x[p0*n:], n, x[p0*n:], n, inv, n)
 	}
 	for i := range n {
-		for j := range i {
-			inv[j*n+i] = inv[i*n+j]
+		col := inv[i:]
+		for j, v := range inv[i*n : i*n+i] {
+			col[j*n] = v
 		}
 	}
 }

@@ -1,0 +1,74 @@
+package ziggurat
+
+import (
+	"math"
+	"testing"
+
+	"github.com/dpmc/dpmc/internal/stattest"
+	"github.com/dpmc/dpmc/rng"
+)
+
+// TestZigguratLayers checks the ziggurat's construction: every layer but
+// the base is a strip of area v (width x_i, from f(x_i) up to f(x_{i−1}),
+// the top one up to f(0) = 1), the base (rectangle plus the normal tail
+// beyond r) has area v too, each to 1e-12, and r is Marsaglia and Tsang's
+// 3.442619855899 to 11 decimals (theirs leave the top layer 1.2e-9 off).
+func TestZigguratLayers(t *testing.T) {
+	const tol = 1e-12
+	f := func(x float64) float64 { return math.Exp(-x * x / 2) }
+	x := func(i int) float64 { return Width(i) * Scale } // right edge of layer i ≥ 1
+	if math.Abs(TailStart()-3.442619855899) > 1e-11 {
+		t.Errorf("r = %.15g, want 3.442619855899", TailStart())
+	}
+	if math.Abs(x(Layers-1)-TailStart()) > 0 {
+		t.Errorf("layer %d ends at %.15g, want r = %.15g", Layers-1, x(Layers-1), TailStart())
+	}
+	tail := math.Sqrt(math.Pi/2) * math.Erfc(TailStart()/math.Sqrt2)
+	if got := TailStart()*f(TailStart()) + tail; math.Abs(got-LayerArea())/LayerArea() > tol {
+		t.Errorf("base layer area %.15g, want %.15g", got, LayerArea())
+	}
+	for i := 1; i < Layers; i++ {
+		top := 1.0
+		if i > 1 {
+			top = f(x(i - 1))
+		}
+		if got := x(i) * (top - f(x(i))); math.Abs(got-LayerArea())/LayerArea() > tol {
+			t.Errorf("layer %d: area %.15g, want %.15g", i, got, LayerArea())
+		}
+	}
+}
+
+// TestNormalFitsCDF checks Normal against the standard normal CDF with
+// 10⁵ draws at a fixed seed (see stattest.CheckSampler for the false-alarm
+// rate), and that the draws beyond the tail start, which take the slow
+// path, number about what the normal tail predicts (|z| < 4.5).
+func TestNormalFitsCDF(t *testing.T) {
+	const n = 100000
+	r := rng.Seeded(11)
+	beyond := 0
+	stattest.CheckSampler(t, n, func() float64 {
+		x := Normal(r.Uint64(), r)
+		if math.Abs(x) > TailStart() {
+			beyond++
+		}
+		return x
+	}, func(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }, 1)
+	p := math.Erfc(TailStart() / math.Sqrt2)
+	if z := (float64(beyond) - n*p) / math.Sqrt(n*p*(1-p)); math.Abs(z) > stattest.ZLimit {
+		t.Errorf("%d draws beyond ±r, want about %.0f (z = %.2f)", beyond, n*p, z)
+	}
+}
+
+// TestInsideAgreesWithNormal checks that Inside's value is Normal's for
+// every word Inside accepts.
+func TestInsideAgreesWithNormal(t *testing.T) {
+	r := rng.Seeded(12)
+	for range 100000 {
+		u := r.Uint64()
+		if x, ok := Inside(u); ok {
+			if y := Normal(u, nil); x != y {
+				t.Fatalf("word %#x: Inside %v, Normal %v", u, x, y)
+			}
+		}
+	}
+}

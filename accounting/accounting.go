@@ -259,7 +259,23 @@ type model struct {
 	rdp   func(order float64) (float64, error) // nil: unknown RDP curve
 	noRDP string
 	shape *noise // nil: unknown noise distribution
-	noPLD string
+	// lattice is the noise of a discrete mechanism (shape is then nil).
+	lattice *latticeNoise
+	noPLD   string
+}
+
+// pldParts discretizes one release for k releases: pessimistically on the
+// lattice for a discrete mechanism, else by connecting the dots of the
+// continuous distribution. It returns an error wrapping ErrNotApplicable
+// if the noise distribution is unknown.
+func (md *model) pldParts(k int) ([]part, error) {
+	switch {
+	case md.lattice != nil:
+		return md.lattice.pldParts(k)
+	case md.shape != nil:
+		return md.shape.pldParts(k)
+	}
+	return nil, fmt.Errorf("%w: pld: %s", ErrNotApplicable, md.noPLD)
 }
 
 func prepare(m mechanism.Mechanism, s mechanism.Sensitivity, k int) (*model, error) {
@@ -348,9 +364,8 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		// discrete.RoundedSensitivity). The discrete Gaussian's Rényi
 		// divergence under an integer shift of norm Δ is at most the
 		// continuous one, a·Δ²/(2σ²) (Canonne, Kamath & Steinke 2020,
-		// Theorem 14), so RDP applies; its privacy-loss distribution is
-		// not the continuous one (accounting.DiscreteGaussianPLD is exact
-		// where the grid is small enough to enumerate).
+		// Theorem 14), so RDP applies; PLD uses the pessimistic lattice
+		// distribution of the one-coordinate shift by ⌈Δ₂/γ⌉ grid units.
 		if err := check.Positive("sensitivity L2 (Gaussian uses the ℓ2 sensitivity)", s.L2); err != nil {
 			return nil, err
 		}
@@ -358,26 +373,53 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		if err := finite("sensitivity L2 / discrete gaussian sigma", d); err != nil {
 			return nil, err
 		}
+		shift, err := gridUnits("sensitivity L2", s.L2, mm.Granularity())
+		if err != nil {
+			return nil, err
+		}
+		ln, err := discreteGaussianNoise(mm.GridSigma2(), shift)
+		if err != nil {
+			return nil, err
+		}
 		return &model{
 			epsAt: func(delta0 float64) (float64, error) {
 				g, err := mm.Guarantee(s, delta0)
 				return g.Epsilon, err
 			},
-			rdp:   func(a float64) (float64, error) { return a * d * d / 2, nil },
-			noPLD: "the discrete Gaussian's privacy-loss distribution lives on a lattice (DiscreteGaussianPLD enumerates it for small grids only)",
+			rdp:     func(a float64) (float64, error) { return a * d * d / 2, nil },
+			lattice: ln,
 		}, nil
 	case *discrete.Laplace, *discrete.Huber:
 		// Pure ε₀-DP at the rounded sensitivity: Rényi divergence at most
-		// min(ε₀, a·ε₀²/2) (Bun & Steinke 2016, Proposition 3.3).
+		// min(ε₀, a·ε₀²/2) (Bun & Steinke 2016, Proposition 3.3). PLD uses
+		// the pessimistic lattice distribution of the one-coordinate shift
+		// by ⌈Δ₁/γ⌉ grid units.
 		g, err := m.Guarantee(s, 0)
 		if err != nil {
 			return nil, err
 		}
 		eps0 := g.Epsilon
+		if err := finite("sensitivity L1 / discrete noise scale", eps0); err != nil {
+			return nil, err
+		}
+		shift, err := gridUnits("sensitivity L1", s.L1, m.(discrete.Mechanism).Granularity())
+		if err != nil {
+			return nil, err
+		}
+		var ln *latticeNoise
+		if mm, ok := m.(*discrete.Laplace); ok {
+			ln, err = discreteLaplaceNoise(int64(mm.GridScale()), shift)
+		} else {
+			tau, a := m.(*discrete.Huber).GridParams()
+			ln, err = discreteHuberNoise(tau, a, shift)
+		}
+		if err != nil {
+			return nil, err
+		}
 		return &model{
 			pure: true, eps0: eps0,
-			rdp:   func(a float64) (float64, error) { return math.Min(eps0, a*eps0*eps0/2), nil },
-			noPLD: "the discrete mechanism's privacy-loss distribution lives on a lattice (DiscreteLaplacePLD and DiscreteHuberPLD enumerate it for small grids only)",
+			rdp:     func(a float64) (float64, error) { return math.Min(eps0, a*eps0*eps0/2), nil },
+			lattice: ln,
 		}, nil
 	}
 	// A mechanism this package does not know: only its per-release
@@ -403,4 +445,15 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		return g.Epsilon, nil
 	}
 	return md, nil
+}
+
+// gridUnits returns ⌈l/γ⌉, the shift in grid units of a grid-rounded
+// statistic of (rounded) sensitivity l, with an error naming the parameter
+// if it is not positive or does not fit the lattice accountant (2⁵²).
+func gridUnits(name string, l, gamma float64) (int64, error) {
+	d := math.Ceil(l / gamma)
+	if !(d >= 1) || d > 1<<52 {
+		return 0, fmt.Errorf("%w: %s = %g is %g grid units of γ = %g: want 1 to 2⁵²", check.ErrParam, name, l, d, gamma)
+	}
+	return int64(d), nil
 }

@@ -593,10 +593,7 @@ func PLD(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (
 }
 
 func (md *model) pldTotal(k int, delta float64) (*Total, error) {
-	if md.shape == nil {
-		return nil, fmt.Errorf("%w: pld: %s", ErrNotApplicable, md.noPLD)
-	}
-	parts, err := md.shape.pldParts(k)
+	parts, err := md.pldParts(k)
 	if err != nil {
 		return nil, err
 	}
@@ -628,10 +625,7 @@ func PLDDelta(m mechanism.Mechanism, s mechanism.Sensitivity, k int, epsilon flo
 	if err != nil {
 		return 0, err
 	}
-	if md.shape == nil {
-		return 0, fmt.Errorf("%w: pld: %s", ErrNotApplicable, md.noPLD)
-	}
-	parts, err := md.shape.pldParts(k)
+	parts, err := md.pldParts(k)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,328 @@
+package accounting
+
+import (
+	"math"
+	"testing"
+
+	"github.com/dpmc/dpmc/discrete"
+	"github.com/dpmc/dpmc/gaussian"
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/laplace"
+	"github.com/dpmc/dpmc/mechanism"
+)
+
+// smallLattice is a discrete mechanism at a grid small enough for the
+// exact LatticePLD: the pessimistic distribution and the exact one.
+type smallLattice struct {
+	name  string
+	noise func() (*latticeNoise, error)
+	exact func() (*LatticePLD, error)
+}
+
+func smallLattices() []smallLattice {
+	return []smallLattice{
+		{"laplace t=4 d=4", func() (*latticeNoise, error) { return discreteLaplaceNoise(4, 4) }, func() (*LatticePLD, error) { return DiscreteLaplacePLD(4, 4) }},
+		{"laplace t=20 d=10", func() (*latticeNoise, error) { return discreteLaplaceNoise(20, 10) }, func() (*LatticePLD, error) { return DiscreteLaplacePLD(20, 10) }},
+		{"laplace t=50 d=100", func() (*latticeNoise, error) { return discreteLaplaceNoise(50, 100) }, func() (*LatticePLD, error) { return DiscreteLaplacePLD(50, 100) }},
+		{"gaussian S=25 d=5", func() (*latticeNoise, error) { return discreteGaussianNoise(25, 5) }, func() (*LatticePLD, error) { return DiscreteGaussianPLD(25, 5) }},
+		{"gaussian S=400 d=20", func() (*latticeNoise, error) { return discreteGaussianNoise(400, 20) }, func() (*LatticePLD, error) { return DiscreteGaussianPLD(400, 20) }},
+		{"gaussian S=2500 d=10", func() (*latticeNoise, error) { return discreteGaussianNoise(2500, 10) }, func() (*LatticePLD, error) { return DiscreteGaussianPLD(2500, 10) }},
+		{"gaussian S=10000 d=20", func() (*latticeNoise, error) { return discreteGaussianNoise(10000, 20) }, func() (*LatticePLD, error) { return DiscreteGaussianPLD(10000, 20) }},
+		{"huber τ=10 a=10 d=10", func() (*latticeNoise, error) { return discreteHuberNoise(10, 10, 10) }, func() (*LatticePLD, error) { return DiscreteHuberPLD(10, 10, 10) }},
+		{"huber τ=20 a=5 d=20", func() (*latticeNoise, error) { return discreteHuberNoise(20, 5, 20) }, func() (*LatticePLD, error) { return DiscreteHuberPLD(20, 5, 20) }},
+		{"huber τ=30 a=90 d=15", func() (*latticeNoise, error) { return discreteHuberNoise(30, 90, 15) }, func() (*LatticePLD, error) { return DiscreteHuberPLD(30, 90, 15) }},
+		{"huber τ=200 a=400 d=100", func() (*latticeNoise, error) { return discreteHuberNoise(200, 400, 100) }, func() (*LatticePLD, error) { return DiscreteHuberPLD(200, 400, 100) }},
+	}
+}
+
+// pessimisticDelta composes the pessimistic distribution of n k times on
+// the grid of width h and returns δ̂(ε) at each ε and the +∞ atom of one
+// release.
+func pessimisticDelta(t *testing.T, n *latticeNoise, h float64, ctd bool, k int, eps []float64) ([]float64, float64) {
+	t.Helper()
+	m, err := n.pessimistic(h, ctd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.summarize(k)
+	parts := []part{{m, k}}
+	out := make([]float64, len(eps))
+	for i, e := range eps {
+		c, err := compose(parts, saddle(parts, e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = c.delta(e)
+	}
+	return out, m.inf
+}
+
+// TestDiscretePLDAgainstLattice: on small grids the pessimistic
+// distribution, rounded up or connected, composed by FFT, is never below
+// the exact lattice δ(ε) (brute-force convolution of LatticePLD) and at
+// most the exact δ(ε − k·h) plus the +∞ atoms and the FFT error: rounding
+// up moves each release's loss up by less than one bucket width h.
+func TestDiscretePLDAgainstLattice(t *testing.T) {
+	eps := []float64{0, 0.1, 0.25, 0.5, 1, 2, 4}
+	for _, c := range smallLattices() {
+		n, err := c.noise()
+		if err != nil {
+			t.Fatal(err)
+		}
+		one, err := c.exact()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{1, 4} {
+			exact, err := one.Compose(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := n.grid(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ctd := range []bool{false, true} {
+				got, inf := pessimisticDelta(t, n, h, ctd, k, eps)
+				if inf > 1e-13 {
+					t.Errorf("%s: +∞ atom %g of one release, want ≤ 1e-13", c.name, inf)
+				}
+				for i, e := range eps {
+					lo := exact.Delta(e)
+					hi := exact.Delta(e-float64(k)*h) + float64(k)*inf + 1e-12
+					if got[i] < lo*(1-1e-10) || got[i] > hi {
+						t.Errorf("%s k=%d ctd=%v ε=%g: δ̂ = %.12g, want in [exact δ(ε) = %.12g, exact δ(ε − kh) + slack = %.12g] (h = %g)",
+							c.name, k, ctd, e, got[i], lo, hi, h)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDiscretePLDMonotone: table-driven checks that could fail if the
+// construction understated: δ̂(ε) is non-increasing in ε and
+// non-decreasing in the shift d, and the accountant's ε at a target δ is
+// never below the exact lattice ε (the smallest ε with exact δ(ε) ≤ δ,
+// found by bisection).
+func TestDiscretePLDMonotone(t *testing.T) {
+	type build func(d int64) (*latticeNoise, *LatticePLD, error)
+	cases := []struct {
+		name string
+		b    build
+	}{
+		{"laplace t=30", func(d int64) (*latticeNoise, *LatticePLD, error) {
+			n, err := discreteLaplaceNoise(30, d)
+			if err != nil {
+				return nil, nil, err
+			}
+			e, err := DiscreteLaplacePLD(30, d)
+			return n, e, err
+		}},
+		{"gaussian S=900", func(d int64) (*latticeNoise, *LatticePLD, error) {
+			n, err := discreteGaussianNoise(900, d)
+			if err != nil {
+				return nil, nil, err
+			}
+			e, err := DiscreteGaussianPLD(900, d)
+			return n, e, err
+		}},
+		{"huber τ=30 a=45", func(d int64) (*latticeNoise, *LatticePLD, error) {
+			n, err := discreteHuberNoise(30, 45, d)
+			if err != nil {
+				return nil, nil, err
+			}
+			e, err := DiscreteHuberPLD(30, 45, d)
+			return n, e, err
+		}},
+	}
+	eps := []float64{0, 0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2}
+	for _, c := range cases {
+		for _, k := range []int{1, 3, 10} {
+			var prev []float64
+			for _, d := range []int64{5, 10, 20, 30} {
+				n, ex, err := c.b(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// A common grid for every d, so that only d changes.
+				base, _, _ := c.b(5)
+				h, err := base.grid(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _ := pessimisticDelta(t, n, h, true, k, eps)
+				for i := 1; i < len(got); i++ {
+					if got[i] > got[i-1] {
+						t.Errorf("%s d=%d k=%d: δ̂(%g) = %g > δ̂(%g) = %g", c.name, d, k, eps[i], got[i], eps[i-1], got[i-1])
+					}
+				}
+				for i := range prev {
+					if got[i] < prev[i]*(1-1e-9) {
+						t.Errorf("%s k=%d ε=%g: δ̂ = %g at d=%d below %g at a smaller shift", c.name, k, eps[i], got[i], d, prev[i])
+					}
+				}
+				prev = got
+				parts, err := n.pldParts(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				exk, err := ex.Compose(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, delta := range []float64{1e-2, 1e-4, 1e-6, 1e-9} {
+					e, ok, err := pldEpsilon(parts, delta)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !ok {
+						continue // the pure fallback k·ε₀ is then used
+					}
+					lo, hi := 0.0, 100.0
+					for range 100 {
+						mid := (lo + hi) / 2
+						if exk.Delta(mid) > delta {
+							lo = mid
+						} else {
+							hi = mid
+						}
+					}
+					if e < lo {
+						t.Errorf("%s d=%d k=%d δ=%g: PLD ε %.10g below the exact %.10g", c.name, d, k, delta, e, lo)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDiscretePLDConvergesToContinuous: at the grids package discrete
+// chooses (2⁴⁰ points per Laplace or Huber scale, S ≈ 2⁵⁶ for the
+// Gaussian) the lattice accountant at the rounded sensitivity approaches
+// the continuous mechanism's PLD at the unrounded one from above: δ(ε) is
+// never below the continuous δ(ε) by more than 1e-9 relative (both are
+// computed in floating point; the rounding adds about 2⁻⁴⁰ or 2⁻²⁸
+// relative to the shift) and above it by at most 1e-6 relative plus
+// k·1e-14 (the +∞ atom of each release: the mass the lower bounds miss);
+// at δ = 1e-5 the ε agree to 1e-6 relative.
+func TestDiscretePLDConvergesToContinuous(t *testing.T) {
+	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	type pair struct{ disc, cont func() (mechanism.Mechanism, error) }
+	pairs := []pair{
+		{func() (mechanism.Mechanism, error) { return discrete.NewLaplace(3) }, func() (mechanism.Mechanism, error) { return laplace.New(3) }},
+		{func() (mechanism.Mechanism, error) { return discrete.NewGaussian(5) }, func() (mechanism.Mechanism, error) { return gaussian.New(5) }},
+		{func() (mechanism.Mechanism, error) { return discrete.NewGaussian(0.8) }, func() (mechanism.Mechanism, error) { return gaussian.New(0.8) }},
+		{func() (mechanism.Mechanism, error) { return discrete.NewHuber(1, 3) }, func() (mechanism.Mechanism, error) { return huber.New(1, 3) }},
+		{func() (mechanism.Mechanism, error) { return discrete.NewHuber(0.2, 0.5) }, func() (mechanism.Mechanism, error) { return huber.New(0.2, 0.5) }},
+		{func() (mechanism.Mechanism, error) { return discrete.NewHuber(5, 20) }, func() (mechanism.Mechanism, error) { return huber.New(5, 20) }},
+	}
+	for _, p := range pairs {
+		dm, err := p.disc()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm, err := p.cont()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := discrete.RoundedSensitivity(s, 1, dm.(discrete.Mechanism).Granularity())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []int{1, 100} {
+			d, err := PLD(dm, rs, k, 1e-5)
+			if err != nil {
+				t.Fatalf("%s k=%d: %v", dm, k, err)
+			}
+			c, err := PLD(cm, s, k, 1e-5)
+			if err != nil {
+				t.Fatalf("%s k=%d: %v", dm, k, err)
+			}
+			if rel := (d.Epsilon - c.Epsilon) / c.Epsilon; rel > 1e-6 || rel < -1e-9 {
+				t.Errorf("%s k=%d: lattice ε %.12g, continuous %.12g (relative %.3g)", dm, k, d.Epsilon, c.Epsilon, rel)
+			}
+			for _, f := range []float64{0.5, 1, 1.5, 2} {
+				eps := f * c.Epsilon
+				dd, err := PLDDelta(dm, rs, k, eps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cd, err := PLDDelta(cm, s, k, eps)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if dd < cd*(1-1e-9) || dd > cd*(1+1e-6)+float64(k)*1e-14 {
+					t.Errorf("%s k=%d ε=%g: lattice δ %.12g, continuous %.12g", dm, k, eps, dd, cd)
+				}
+			}
+		}
+	}
+}
+
+// TestSumGaussBounds: the Euler–Maclaurin bounds on runs of the discrete
+// Gaussian's weights (S ≥ 2⁴⁰) contain the term-by-term sum and are tight
+// to 1e-13 relative (plus the margin for exponent errors in far tails);
+// below 2⁴⁰ the term-by-term sum is used.
+func TestSumGaussBounds(t *testing.T) {
+	g := newGaussLegendre()
+	const s40 = 1 << 40 // √S = 2²⁰
+	for _, c := range []struct {
+		s    float64
+		a, b int64
+	}{
+		{s40, 0, 100}, {s40, 0, 200000}, {s40, 900000, 1100000}, {s40, 1500000, 1700000},
+		{s40, 3000000, 3100000}, {s40, 8000000, 8000500}, {4 * s40, 10, 300000},
+		{1e6, 0, 5000}, {100, 30, 200},
+	} {
+		exact, comp := 0.0, 0.0
+		for y := c.a; y <= c.b; y++ {
+			fy := float64(y)
+			x := math.Exp(-fy * fy / (2 * c.s))
+			tt := exact + x
+			if exact >= x {
+				comp += (exact - tt) + x
+			} else {
+				comp += (x - tt) + exact
+			}
+			exact = tt
+		}
+		exact += comp
+		got := g.sumGauss(c.a, c.b, c.s)
+		// Allowed width: 1e-13 plus the margin for exponent errors.
+		vb2 := float64(c.b) * float64(c.b) / (2 * c.s)
+		if got.lo > exact || got.hi < exact || got.hi-got.lo > (1e-13+2*massRelExp*vb2)*exact {
+			t.Errorf("S=%g [%d, %d]: bounds [%.17g, %.17g], exact %.17g", c.s, c.a, c.b, got.lo, got.hi, exact)
+		}
+	}
+	// The unbounded tail: ∫ ≤ Σ ≤ f(a) + ∫.
+	exact := 0.0
+	for y := int64(3000); y < 20000; y++ {
+		fy := float64(y)
+		exact += math.Exp(-fy * fy / 2e6)
+	}
+	if got := g.sumGauss(3000, posInf, 1e6); got.lo > exact || got.hi < exact {
+		t.Errorf("tail: bounds %+v, exact %.17g", got, exact)
+	}
+}
+
+// TestDiscretePLDBadInput: parameters outside the supported range are
+// errors naming them, not panics.
+func TestDiscretePLDBadInput(t *testing.T) {
+	if _, err := discreteLaplaceNoise(0, 1); err == nil {
+		t.Error("t = 0 accepted")
+	}
+	if _, err := discreteGaussianNoise(10, 0); err == nil {
+		t.Error("d = 0 accepted")
+	}
+	if _, err := discreteHuberNoise(10, 0, 1); err == nil {
+		t.Error("a = 0 accepted")
+	}
+	n, _ := discreteLaplaceNoise(10, 10)
+	if _, err := n.pessimistic(0, true); err == nil {
+		t.Error("h = 0 accepted")
+	}
+	if _, err := n.pessimistic(1e-9, true); err == nil {
+		t.Error("a grid of 2·10⁹ points accepted")
+	}
+}

@@ -220,7 +220,9 @@ func TestDiscretePLDMonotone(t *testing.T) {
 // at δ = 1e-5 the ε agree to 1e-6 relative.
 func TestDiscretePLDConvergesToContinuous(t *testing.T) {
 	s := mechanism.Sensitivity{L1: 1, L2: 1}
-	type pair struct{ disc, cont func() (mechanism.Mechanism, error) }
+	type pair struct {
+		disc, cont func() (mechanism.Mechanism, error)
+	}
 	pairs := []pair{
 		{func() (mechanism.Mechanism, error) { return discrete.NewLaplace(3) }, func() (mechanism.Mechanism, error) { return laplace.New(3) }},
 		{func() (mechanism.Mechanism, error) { return discrete.NewGaussian(5) }, func() (mechanism.Mechanism, error) { return gaussian.New(5) }},

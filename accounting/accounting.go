@@ -175,6 +175,18 @@ func Calibrate(family func(p float64) (mechanism.Mechanism, error), s mechanism.
 	if family == nil {
 		return 0, Totals{}, fmt.Errorf("%w: family is nil", check.ErrParam)
 	}
+	return calibrate(func(p float64) (Totals, error) {
+		m, err := family(p)
+		if err != nil {
+			return Totals{}, err
+		}
+		return Compose(m, s, k, delta)
+	}, k, epsilon, delta, lo, hi)
+}
+
+// calibrate bisects on log p for the smallest p in [lo, hi] whose totals
+// (from totalsAt) meet epsilon under the tightest accountant.
+func calibrate(totalsAt func(p float64) (Totals, error), k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
 	if err := checkK(k); err != nil {
 		return 0, Totals{}, err
 	}
@@ -194,13 +206,9 @@ func Calibrate(family func(p float64) (mechanism.Mechanism, error), s mechanism.
 		return 0, Totals{}, fmt.Errorf("%w: lo = %g, hi = %g, want lo < hi", check.ErrParam, lo, hi)
 	}
 	eval := func(p float64) (Totals, bool, error) {
-		m, err := family(p)
+		t, err := totalsAt(p)
 		if err != nil {
 			return Totals{}, false, fmt.Errorf("accounting: calibrate at p = %g: %w", p, err)
-		}
-		t, err := Compose(m, s, k, delta)
-		if err != nil {
-			return Totals{}, false, err
 		}
 		best, err := t.Tightest()
 		if err != nil {
@@ -261,7 +269,10 @@ type model struct {
 	shape *noise // nil: unknown noise distribution
 	// lattice is the noise of a discrete mechanism (shape is then nil).
 	lattice *latticeNoise
-	noPLD   string
+	// scalar is the discrete Gaussian's lattice noise, valid only when one
+	// neighbouring change moves one coordinate (see ComposeDiscrete).
+	scalar *latticeNoise
+	noPLD  string
 }
 
 // pldParts discretizes one release for k releases: pessimistically on the
@@ -364,8 +375,12 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		// discrete.RoundedSensitivity). The discrete Gaussian's Rényi
 		// divergence under an integer shift of norm Δ is at most the
 		// continuous one, a·Δ²/(2σ²) (Canonne, Kamath & Steinke 2020,
-		// Theorem 14), so RDP applies; PLD uses the pessimistic lattice
-		// distribution of the one-coordinate shift by ⌈Δ₂/γ⌉ grid units.
+		// Theorem 14), so RDP applies. Its PLD is the pessimistic lattice
+		// distribution of the one-coordinate shift by ⌈Δ₂/γ⌉ grid units,
+		// which is the worst case only for a change of one coordinate: a
+		// shift spread over two coordinates can be worse
+		// (TestDiscreteSplitShifts), so PLD applies only through
+		// ComposeDiscrete with n = 1.
 		if err := check.Positive("sensitivity L2 (Gaussian uses the ℓ2 sensitivity)", s.L2); err != nil {
 			return nil, err
 		}
@@ -386,14 +401,17 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 				g, err := mm.Guarantee(s, delta0)
 				return g.Epsilon, err
 			},
-			rdp:     func(a float64) (float64, error) { return a * d * d / 2, nil },
-			lattice: ln,
+			rdp:    func(a float64) (float64, error) { return a * d * d / 2, nil },
+			scalar: ln,
+			noPLD:  "the discrete Gaussian's one-coordinate privacy-loss distribution is not the worst case for a change spread over several coordinates (only a one-coordinate change, n = 1 in ComposeDiscrete, is accounted by PLD)",
 		}, nil
 	case *discrete.Laplace, *discrete.Huber:
 		// Pure ε₀-DP at the rounded sensitivity: Rényi divergence at most
 		// min(ε₀, a·ε₀²/2) (Bun & Steinke 2016, Proposition 3.3). PLD uses
 		// the pessimistic lattice distribution of the one-coordinate shift
-		// by ⌈Δ₁/γ⌉ grid units.
+		// by ⌈Δ₁/γ⌉ grid units: exact for a change of one coordinate, and
+		// for spread changes the same numerical finding as for the
+		// continuous mechanisms (TestDiscreteSplitShifts).
 		g, err := m.Guarantee(s, 0)
 		if err != nil {
 			return nil, err

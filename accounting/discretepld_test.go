@@ -243,10 +243,13 @@ func TestDiscretePLDConvergesToContinuous(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, k := range []int{1, 100} {
-			d, err := PLD(dm, rs, k, 1e-5)
+			// One changed coordinate, so that PLD covers the discrete
+			// Gaussian too.
+			tot, _, err := ComposeDiscrete(dm.(discrete.Mechanism), s, 1, k, 1e-5)
 			if err != nil {
 				t.Fatalf("%s k=%d: %v", dm, k, err)
 			}
+			d := tot.PLD
 			c, err := PLD(cm, s, k, 1e-5)
 			if err != nil {
 				t.Fatalf("%s k=%d: %v", dm, k, err)
@@ -256,10 +259,7 @@ func TestDiscretePLDConvergesToContinuous(t *testing.T) {
 			}
 			for _, f := range []float64{0.5, 1.5} {
 				eps := f * c.Epsilon
-				dd, err := PLDDelta(dm, rs, k, eps)
-				if err != nil {
-					t.Fatal(err)
-				}
+				dd := scalarPLDDelta(t, dm, rs, k, eps)
 				cd, err := PLDDelta(cm, s, k, eps)
 				if err != nil {
 					t.Fatal(err)
@@ -270,6 +270,28 @@ func TestDiscretePLDConvergesToContinuous(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scalarPLDDelta is PLDDelta for one changed coordinate (the discrete
+// Gaussian's lattice PLD applies).
+func scalarPLDDelta(t *testing.T, m mechanism.Mechanism, s mechanism.Sensitivity, k int, eps float64) float64 {
+	t.Helper()
+	md, err := prepare(m, s, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.scalar != nil {
+		md.lattice = md.scalar
+	}
+	parts, err := md.pldParts(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compose(parts, saddle(parts, eps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return math.Min(c.delta(eps), 1)
 }
 
 // TestSumGaussBounds: the Euler–Maclaurin bounds on runs of the discrete
@@ -336,5 +358,68 @@ func TestDiscretePLDBadInput(t *testing.T) {
 	}
 	if _, err := n.pessimistic(1e-9, true); err == nil {
 		t.Error("a grid of 2·10⁹ points accepted")
+	}
+}
+
+// TestComposeDiscrete: ComposeDiscrete rounds the sensitivity to the
+// mechanism's grid, applies PLD to all three discrete mechanisms for one
+// changed coordinate and not to the discrete Gaussian for more, and its
+// GridCost compares with the unrounded sensitivity.
+func TestComposeDiscrete(t *testing.T) {
+	lap, _ := discrete.NewLaplace(2)
+	hub, _ := discrete.NewHuber(1, 2)
+	gau, _ := discrete.NewGaussian(5)
+	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	for _, m := range []discrete.Mechanism{lap, hub, gau} {
+		for _, n := range []int{1, 4} {
+			tot, cost, err := ComposeDiscrete(m, s, n, 50, 1e-6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, _ := discrete.RoundedSensitivity(s, n, m.Granularity())
+			want := rs.L1
+			if m == discrete.Mechanism(gau) {
+				want = rs.L2
+			}
+			if cost.Grid != m.Granularity() || cost.Coordinates != n || cost.Sensitivity != 1 || cost.Rounded != want {
+				t.Errorf("%s n=%d: cost %+v, want grid %g, Δ′ %g", m, n, cost, m.Granularity(), want)
+			}
+			best, _ := tot.Tightest()
+			if cost.EpsilonCost < 0 || cost.EpsilonCost > 1e-6*best.Epsilon || best.Epsilon-cost.EpsilonCost != cost.EpsilonUnrounded && cost.EpsilonCost > 0 {
+				t.Errorf("%s n=%d: cost %+v against tightest %v", m, n, cost, best)
+			}
+			gotPLD := tot.PLD != nil
+			if wantPLD := n == 1 || m != discrete.Mechanism(gau); gotPLD != wantPLD {
+				t.Errorf("%s n=%d: PLD %v, want applied %v (n/a: %v)", m, n, tot.PLD, wantPLD, tot.NotApplicable)
+			}
+		}
+	}
+	if _, _, err := ComposeDiscrete(lap, s, 0, 5, 1e-6); err == nil {
+		t.Error("n = 0 accepted")
+	}
+	if _, _, err := ComposeDiscrete(nil, s, 1, 5, 1e-6); err == nil {
+		t.Error("nil mechanism accepted")
+	}
+}
+
+// TestCalibrateDiscrete: the scale found meets the target at the rounded
+// sensitivity, and 1 % less noise does not.
+func TestCalibrateDiscrete(t *testing.T) {
+	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	family := func(p float64) (discrete.Mechanism, error) { return discrete.NewGaussian(p) }
+	p, tot, err := CalibrateDiscrete(family, s, 1, 20, 1, 1e-5, 0.1, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best, _ := tot.Tightest(); best.Epsilon > 1 || tot.PLD == nil {
+		t.Fatalf("σ = %g: %+v", p, tot)
+	}
+	m, _ := family(0.99 * p)
+	again, _, err := ComposeDiscrete(m, s, 1, 20, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best, _ := again.Tightest(); best.Epsilon <= 1 {
+		t.Errorf("σ = 0.99 × %g still meets ε = 1: %v", p, best)
 	}
 }

@@ -388,23 +388,23 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		if err := finite("sensitivity L2 / discrete gaussian sigma", d); err != nil {
 			return nil, err
 		}
-		shift, err := gridUnits("sensitivity L2", s.L2, mm.Granularity())
-		if err != nil {
-			return nil, err
-		}
-		ln, err := discreteGaussianNoise(mm.GridSigma2(), shift)
-		if err != nil {
-			return nil, err
-		}
-		return &model{
+		md := &model{
 			epsAt: func(delta0 float64) (float64, error) {
 				g, err := mm.Guarantee(s, delta0)
 				return g.Epsilon, err
 			},
-			rdp:    func(a float64) (float64, error) { return a * d * d / 2, nil },
-			scalar: ln,
-			noPLD:  "the discrete Gaussian's one-coordinate privacy-loss distribution is not the worst case for a change spread over several coordinates (only a one-coordinate change, n = 1 in ComposeDiscrete, is accounted by PLD)",
-		}, nil
+			rdp:   func(a float64) (float64, error) { return a * d * d / 2, nil },
+			noPLD: "the discrete Gaussian's one-coordinate privacy-loss distribution is not the worst case for a change spread over several coordinates (only a one-coordinate change, n = 1 in ComposeDiscrete, is accounted by PLD)",
+		}
+		shift, err := gridUnits("sensitivity L2", s.L2, mm.Granularity())
+		if err != nil {
+			md.noPLD = err.Error()
+			return md, nil
+		}
+		if md.scalar, err = discreteGaussianNoise(mm.GridSigma2(), shift); err != nil {
+			return nil, err
+		}
+		return md, nil
 	case *discrete.Laplace, *discrete.Huber:
 		// Pure ε₀-DP at the rounded sensitivity: Rényi divergence at most
 		// min(ε₀, a·ε₀²/2) (Bun & Steinke 2016, Proposition 3.3). PLD uses
@@ -420,9 +420,14 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		if err := finite("sensitivity L1 / discrete noise scale", eps0); err != nil {
 			return nil, err
 		}
+		md := &model{
+			pure: true, eps0: eps0,
+			rdp: func(a float64) (float64, error) { return math.Min(eps0, a*eps0*eps0/2), nil },
+		}
 		shift, err := gridUnits("sensitivity L1", s.L1, m.(discrete.Mechanism).Granularity())
 		if err != nil {
-			return nil, err
+			md.noPLD = err.Error()
+			return md, nil
 		}
 		var ln *latticeNoise
 		if mm, ok := m.(*discrete.Laplace); ok {
@@ -434,11 +439,8 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &model{
-			pure: true, eps0: eps0,
-			rdp:     func(a float64) (float64, error) { return math.Min(eps0, a*eps0*eps0/2), nil },
-			lattice: ln,
-		}, nil
+		md.lattice = ln
+		return md, nil
 	}
 	// A mechanism this package does not know: only its per-release
 	// Guarantee can be composed.
@@ -466,12 +468,13 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 }
 
 // gridUnits returns ⌈l/γ⌉, the shift in grid units of a grid-rounded
-// statistic of (rounded) sensitivity l, with an error naming the parameter
-// if it is not positive or does not fit the lattice accountant (2⁵²).
+// statistic of (rounded) sensitivity l, or the reason the lattice
+// accountant cannot take it (beyond 2⁵² grid units, where the loss of one
+// release is thousands of nats).
 func gridUnits(name string, l, gamma float64) (int64, error) {
 	d := math.Ceil(l / gamma)
 	if !(d >= 1) || d > 1<<52 {
-		return 0, fmt.Errorf("%w: %s = %g is %g grid units of γ = %g: want 1 to 2⁵²", check.ErrParam, name, l, d, gamma)
+		return 0, fmt.Errorf("%s = %g is %g grid units of γ = %g, beyond the lattice accountant's 2⁵²", name, l, d, gamma)
 	}
 	return int64(d), nil
 }

@@ -21,10 +21,15 @@ type GridCost struct {
 	// Δ₁ + n·γ or Δ₂ + γ·√n (discrete.RoundedSensitivity).
 	Sensitivity float64 `json:"sensitivity"`
 	Rounded     float64 `json:"rounded_sensitivity"`
+	// Increase is Rounded/Sensitivity − 1, the relative cost of rounding
+	// in sensitivity (and so, for the pure mechanisms, about that in ε₀).
+	Increase float64 `json:"sensitivity_increase"`
 	// EpsilonUnrounded is the tightest total ε the same accountants give at
 	// the unrounded sensitivity — what the releases would cost if rounding
 	// were free — and EpsilonCost the tightest ε at the rounded one minus
-	// it (never negative).
+	// it (never negative). The two are separate pessimistic computations
+	// (the PLD grid depends on the shift), so a cost below about 1e-4 of ε
+	// is within their numerical resolution rather than a true cost.
 	EpsilonUnrounded float64 `json:"epsilon_unrounded"`
 	EpsilonCost      float64 `json:"epsilon_cost"`
 }
@@ -80,6 +85,7 @@ func ComposeDiscrete(m discrete.Mechanism, s mechanism.Sensitivity, n, k int, de
 	if _, ok := m.(*discrete.Gaussian); ok {
 		cost.Sensitivity, cost.Rounded = s.L2, rs.L2
 	}
+	cost.Increase = cost.Rounded/cost.Sensitivity - 1
 	return t, cost, nil
 }
 

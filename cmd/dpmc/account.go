@@ -95,11 +95,11 @@ type accountJSON struct {
 	Sampler           string               `json:"sampler"`
 	Grid              *accounting.GridCost `json:"grid,omitempty"`
 	Compositions      int                  `json:"compositions"`
-	Delta             float64           `json:"delta"`
-	PerReleaseEpsilon float64           `json:"per_release_epsilon"`
-	Totals            accounting.Totals `json:"totals"`
-	Tightest          accounting.Total  `json:"tightest"`
-	Calibrated        *calibratedJSON   `json:"calibrated,omitempty"`
+	Delta             float64              `json:"delta"`
+	PerReleaseEpsilon float64              `json:"per_release_epsilon"`
+	Totals            accounting.Totals    `json:"totals"`
+	Tightest          accounting.Total     `json:"tightest"`
+	Calibrated        *calibratedJSON      `json:"calibrated,omitempty"`
 }
 
 // calibratedJSON reports the noise parameter found for --target-epsilon.
@@ -320,7 +320,8 @@ func writeAccountTable(w io.Writer, m mechanism.Mechanism, sens float64, one mec
 		}
 		fmt.Fprintf(w, "grid γ = 2^%d = %.6g; n = %d changed coordinate(s): %s rounds up to %s′ = %s + %s = %.17g\n",
 			math.Ilogb(g.Grid), g.Grid, g.Coordinates, sym, sym, sym, grow, g.Rounded)
-		fmt.Fprintf(w, "rounding costs ε %.3g (tightest ε %.9g at %s′, %.9g at %s)\n", g.EpsilonCost, out.Tightest.Epsilon, sym, g.EpsilonUnrounded, sym)
+		fmt.Fprintf(w, "rounding costs %.3g relative in %s, and ε %.3g: tightest ε %.9g at %s′, %.9g at %s (differences below about 1e-4 relative are within the accountants' resolution)\n",
+			g.Increase, sym, g.EpsilonCost, out.Tightest.Epsilon, sym, g.EpsilonUnrounded, sym)
 	} else {
 		fmt.Fprintln(w, "sampler float: the ideal continuous mechanism; dpmc's floating-point samplers do NOT achieve it (their outputs reveal the input)")
 	}

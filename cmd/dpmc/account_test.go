@@ -313,6 +313,9 @@ func TestAccountDiscrete(t *testing.T) {
 // found meets the target at the rounded sensitivity, and 1 % less noise
 // does not.
 func TestAccountTargetEpsilonDiscrete(t *testing.T) {
+	if raceEnabled {
+		t.Skip("numbers only; slow under the race detector")
+	}
 	for _, tt := range []struct{ mechanism, flag string }{{"gaussian", "--sigma"}, {"laplace", "--scale"}} {
 		t.Run(tt.mechanism, func(t *testing.T) {
 			got := accountJSONRun(t, "--mechanism", tt.mechanism, "--target-epsilon", "2", "--compositions", "10")

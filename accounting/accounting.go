@@ -282,7 +282,13 @@ type model struct {
 func (md *model) pldParts(k int) ([]part, error) {
 	switch {
 	case md.lattice != nil:
-		return md.lattice.pldParts(k)
+		parts, err := md.lattice.pldParts(k)
+		if err != nil {
+			// A grid finer than the FFT allows (losses of thousands of
+			// nats per release): the other accountants still apply.
+			return nil, fmt.Errorf("%w: pld: %v", ErrNotApplicable, err)
+		}
+		return parts, nil
 	case md.shape != nil:
 		return md.shape.pldParts(k)
 	}

@@ -315,6 +315,10 @@ func (n *latticeNoise) pessimistic(h float64, ctd bool) (*pmf, error) {
 	}
 	lBottom := n.lossUp(n.yhi + 1)
 	jmax, jmin := bucketOf(lTop, h), bucketOf(lBottom, h)-1
+	// lTop bounds every loss from above and lBottom is below none of the
+	// upper bounds that matter, so clamping keeps lossUp an upper bound
+	// while keeping floating-point noise inside [jmin, jmax].
+	lossUp := func(y int64) float64 { return max(min(n.lossUp(y), lTop), lBottom) }
 	size := jmax - jmin + 1
 	if size > pldMaxFFT || size < 1 {
 		return nil, fmt.Errorf("accounting: PLD grid of %d points (h = %g) is too large", size, h)
@@ -325,7 +329,12 @@ func (n *latticeNoise) pessimistic(h float64, ctd bool) (*pmf, error) {
 	// add puts the outputs [a, b] (losses in bucket j) on the grid. The
 	// split needs every loss of the run above l_{j−1}: L(b), the smallest,
 	// must be bounded below by it.
+	var bad error
 	add := func(j int, a, b int64, ctd bool) {
+		if j > jmax || j-1 < jmin {
+			bad = fmt.Errorf("accounting: lattice PLD: bucket %d outside [%d, %d]", j, jmin+1, jmax)
+			return
+		}
 		if b == posInf {
 			ctd = ctd && n.lossDown(a) >= float64(j-1)*h
 		} else {
@@ -344,7 +353,11 @@ func (n *latticeNoise) pessimistic(h float64, ctd bool) (*pmf, error) {
 		// for the λ that leaves P-mass lo is lo·q.lo/mp.hi.
 		mq := n.sum(sat(a, -n.d), sat(b, -n.d))
 		q := lo * mq.lo / mp.hi
-		upper := (lo - math.Exp(float64(j-1)*h)*q + 1e-15*lo) / split
+		eq := 0.0 // e^{l_{j−1}}·q without overflow
+		if q > 0 {
+			eq = math.Exp(float64(j-1)*h + math.Log(q))
+		}
+		upper := (lo - eq + 1e-15*lo) / split
 		upper = min(max(upper, 0), lo)
 		p[j-jmin] += upper
 		p[j-1-jmin] += lo - upper
@@ -352,13 +365,26 @@ func (n *latticeNoise) pessimistic(h float64, ctd bool) (*pmf, error) {
 	if n.bounded {
 		add(bucketOf(lTop, h), -posInf, n.ylo-1, ctd)
 	}
-	for y := n.ylo; y <= n.yhi; {
-		j := bucketOf(n.lossUp(y), h)
+	rightTail := true
+	for it, y := 0, n.ylo; y <= n.yhi; it++ {
+		// Once all the rest, [y, ∞), has P-mass below pldTruncate, leave it
+		// out: it goes to the +∞ atom.
+		if it%64 == 63 && n.sum(y, posInf).hi*zinv <= pldTruncate {
+			rightTail = false
+			break
+		}
+		j := bucketOf(lossUp(y), h)
+		// The run is [y, y1], y1 the last output still certified inside
+		// the bucket (lower bound on the loss above l_{j−1}), split by
+		// connecting the dots. Where the bounds straddle l_{j−1} already at
+		// y (bucket width below the loss's rounding error), the run is
+		// instead the outputs whose upper bound is above l_{j−1}, rounded
+		// up: valid for any run starting at y, as L falls in y.
+		connect := ctd
 		in := func(v int64) bool { return n.lossDown(v) > float64(j-1)*h }
 		if !in(y) {
-			add(j, y, y, false)
-			y++
-			continue
+			connect = false
+			in = func(v int64) bool { return lossUp(v) > float64(j-1)*h }
 		}
 		lo, hi := y, n.yhi
 		if !in(hi) {
@@ -373,10 +399,15 @@ func (n *latticeNoise) pessimistic(h float64, ctd bool) (*pmf, error) {
 		} else {
 			lo = hi
 		}
-		add(j, y, lo, ctd)
+		add(j, y, lo, connect)
 		y = lo + 1
 	}
-	add(bucketOf(lBottom, h), n.yhi+1, posInf, ctd && n.bounded)
+	if rightTail {
+		add(bucketOf(lBottom, h), n.yhi+1, posInf, ctd && n.bounded)
+	}
+	if bad != nil {
+		return nil, bad
+	}
 	total, comp := 0.0, 0.0 // Neumaier summation
 	for _, v := range p {
 		t := total + v

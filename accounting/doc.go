@@ -218,6 +218,13 @@
 // b = 3, Δ₁ = 1, against 21.104369 for the continuous one (1e-6
 // relative).
 //
+// Cost (BenchmarkDiscretePLD, medians of 6 runs on a shared 2-core
+// machine, ±10–90 %): building one release's distribution takes 65–165 ms
+// for k = 1 (about 2¹⁶ buckets, each a bisection on y and two mass
+// bounds) and 0.8–4.3 ms for k = 1000 (a coarser grid); the whole PLD
+// accountant 75–460 ms for k = 1 and 40–80 ms for k = 1000, against
+// 30–75 ms for the continuous mechanisms' Compose.
+//
 // Worst case over coordinates: PLD uses the one-coordinate shift by
 // ⌈Δ′/γ⌉ units. For a change of one coordinate that is exact. For the
 // discrete Laplace and Huber a shift spread over two coordinates was never

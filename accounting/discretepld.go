@@ -325,7 +325,6 @@ func (n *latticeNoise) pessimistic(h float64, ctd bool) (*pmf, error) {
 	}
 	p := make([]float64, size)
 	zinv := 1 / n.zHi
-	split := -math.Expm1(-h)
 	// add puts the outputs [a, b] (losses in bucket j) on the grid. The
 	// split needs every loss of the run above l_{j−1}: L(b), the smallest,
 	// must be bounded below by it.
@@ -353,11 +352,18 @@ func (n *latticeNoise) pessimistic(h float64, ctd bool) (*pmf, error) {
 		// for the λ that leaves P-mass lo is lo·q.lo/mp.hi.
 		mq := n.sum(sat(a, -n.d), sat(b, -n.d))
 		q := lo * mq.lo / mp.hi
+		// The grid points are the floats j·h and (j−1)·h, whose difference
+		// (exact by Sterbenz's lemma for j ≥ 2) is the width to split over.
+		// exp is within 1 ulp but its argument l_{j−1} + log q carries an
+		// error of about |l_{j−1}| ulp: the margin moves that much more
+		// mass up.
+		lj := float64(j-1) * h
+		hj := float64(j)*h - lj
 		eq := 0.0 // e^{l_{j−1}}·q without overflow
 		if q > 0 {
-			eq = math.Exp(float64(j-1)*h + math.Log(q))
+			eq = math.Exp(lj + math.Log(q))
 		}
-		upper := (lo - eq + 1e-15*lo) / split
+		upper := (lo - eq + (2e-15+5e-16*math.Abs(lj))*lo) / -math.Expm1(-hj)
 		upper = min(max(upper, 0), lo)
 		p[j-jmin] += upper
 		p[j-1-jmin] += lo - upper

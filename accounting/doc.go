@@ -186,8 +186,14 @@
 //     run's losses are not certified to lie inside the bucket).
 //
 // Whatever the lower bounds miss, 1 − Σ, goes to the +∞ atom; so do the
-// discrete Gaussian's outputs below −11√S (probability < 2·10⁻²⁸), while
-// those above +11√S are rounded up to the bucket of L(11√S + 1).
+// discrete Gaussian's outputs below −11√S (probability < 2·10⁻²⁸), and
+// all outputs beyond the point where the P-mass of the rest falls below
+// 10⁻²⁵ (which keeps huge per-release losses cheap), while the Gaussian's
+// outputs above +11√S are rounded up to the bucket of L(11√S + 1). The
+// split uses the floating-point grid points themselves and moves an extra
+// (2·10⁻¹⁵ + 5·10⁻¹⁶·|l|) of each run's mass up, for the rounding of
+// e^{l}. A run whose loss bounds straddle a bucket edge (bucket narrower
+// than the loss's rounding error) is rounded up instead of split.
 //
 // Why the result dominates: write the true distribution of L under P as a
 // sum over runs μ_r. (i) Replacing μ_r by λμ_r (λ = lower bound / true

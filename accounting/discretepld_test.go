@@ -218,7 +218,8 @@ func TestDiscretePLDMonotone(t *testing.T) {
 // computed in floating point; the rounding adds about 2⁻⁴⁰ or 2⁻²⁸
 // relative to the shift) and above it by at most 1e-6 relative plus
 // k·1e-14 (the +∞ atom of each release: the mass the lower bounds miss);
-// at δ = 1e-5 the ε agree to 1e-6 relative.
+// at δ = 1e-5 the ε agree to 1e-6 relative, at δ = 1e-8 (where the atom
+// shows) to 1e-5.
 func TestDiscretePLDConvergesToContinuous(t *testing.T) {
 	s := mechanism.Sensitivity{L1: 1, L2: 1}
 	type pair struct {
@@ -257,6 +258,20 @@ func TestDiscretePLDConvergesToContinuous(t *testing.T) {
 			}
 			if rel := (d.Epsilon - c.Epsilon) / c.Epsilon; rel > 1e-6 || rel < -1e-9 {
 				t.Errorf("%s k=%d: lattice ε %.12g, continuous %.12g (relative %.3g)", dm, k, d.Epsilon, c.Epsilon, rel)
+			}
+			// At δ = 1e-8 the +∞ atom (k·5e-15) shows: within 1e-5.
+			tot8, _, err := ComposeDiscrete(dm.(discrete.Mechanism), s, 1, k, 1e-8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c8, err := PLD(cm, s, k, 1e-8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel8 := (tot8.PLD.Epsilon - c8.Epsilon) / c8.Epsilon
+			t.Logf("%s k=%d: ε at δ = 1e-8 %.10g (lattice), %.10g (continuous), relative %.3g", dm, k, tot8.PLD.Epsilon, c8.Epsilon, rel8)
+			if rel8 > 1e-5 || rel8 < -1e-9 {
+				t.Errorf("%s k=%d δ=1e-8: lattice ε %.12g, continuous %.12g (relative %.3g)", dm, k, tot8.PLD.Epsilon, c8.Epsilon, rel8)
 			}
 			for _, f := range []float64{0.5, 1.5} {
 				eps := f * c.Epsilon

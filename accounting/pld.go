@@ -604,7 +604,9 @@ func (md *model) pldTotal(k int, delta float64) (*Total, error) {
 	}
 	eps, ok, err := pldEpsilon(parts, delta)
 	if err != nil {
-		return nil, err
+		// The composed window needs a longer FFT than allowed (about 10⁸
+		// releases of a pure mechanism): the other accountants still apply.
+		return nil, fmt.Errorf("%w: pld: %v", ErrNotApplicable, err)
 	}
 	if !ok {
 		if md.pure {

@@ -175,6 +175,18 @@ func Calibrate(family func(p float64) (mechanism.Mechanism, error), s mechanism.
 	if family == nil {
 		return 0, Totals{}, fmt.Errorf("%w: family is nil", check.ErrParam)
 	}
+	return calibrate(func(p float64) (Totals, error) {
+		m, err := family(p)
+		if err != nil {
+			return Totals{}, err
+		}
+		return Compose(m, s, k, delta)
+	}, k, epsilon, delta, lo, hi)
+}
+
+// calibrate bisects on log p for the smallest p in [lo, hi] whose totals
+// (from totalsAt) meet epsilon under the tightest accountant.
+func calibrate(totalsAt func(p float64) (Totals, error), k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
 	if err := checkK(k); err != nil {
 		return 0, Totals{}, err
 	}
@@ -194,13 +206,9 @@ func Calibrate(family func(p float64) (mechanism.Mechanism, error), s mechanism.
 		return 0, Totals{}, fmt.Errorf("%w: lo = %g, hi = %g, want lo < hi", check.ErrParam, lo, hi)
 	}
 	eval := func(p float64) (Totals, bool, error) {
-		m, err := family(p)
+		t, err := totalsAt(p)
 		if err != nil {
 			return Totals{}, false, fmt.Errorf("accounting: calibrate at p = %g: %w", p, err)
-		}
-		t, err := Compose(m, s, k, delta)
-		if err != nil {
-			return Totals{}, false, err
 		}
 		best, err := t.Tightest()
 		if err != nil {
@@ -259,7 +267,32 @@ type model struct {
 	rdp   func(order float64) (float64, error) // nil: unknown RDP curve
 	noRDP string
 	shape *noise // nil: unknown noise distribution
-	noPLD string
+	// lattice is the noise of a discrete mechanism (shape is then nil).
+	lattice *latticeNoise
+	// scalar is the discrete Gaussian's lattice noise, valid only when one
+	// neighbouring change moves one coordinate (see ComposeDiscrete).
+	scalar *latticeNoise
+	noPLD  string
+}
+
+// pldParts discretizes one release for k releases: pessimistically on the
+// lattice for a discrete mechanism, else by connecting the dots of the
+// continuous distribution. It returns an error wrapping ErrNotApplicable
+// if the noise distribution is unknown.
+func (md *model) pldParts(k int) ([]part, error) {
+	switch {
+	case md.lattice != nil:
+		parts, err := md.lattice.pldParts(k)
+		if err != nil {
+			// A grid finer than the FFT allows (losses of thousands of
+			// nats per release): the other accountants still apply.
+			return nil, fmt.Errorf("%w: pld: %v", ErrNotApplicable, err)
+		}
+		return parts, nil
+	case md.shape != nil:
+		return md.shape.pldParts(k)
+	}
+	return nil, fmt.Errorf("%w: pld: %s", ErrNotApplicable, md.noPLD)
 }
 
 func prepare(m mechanism.Mechanism, s mechanism.Sensitivity, k int) (*model, error) {
@@ -348,9 +381,12 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		// discrete.RoundedSensitivity). The discrete Gaussian's Rényi
 		// divergence under an integer shift of norm Δ is at most the
 		// continuous one, a·Δ²/(2σ²) (Canonne, Kamath & Steinke 2020,
-		// Theorem 14), so RDP applies; its privacy-loss distribution is
-		// not the continuous one (accounting.DiscreteGaussianPLD is exact
-		// where the grid is small enough to enumerate).
+		// Theorem 14), so RDP applies. Its PLD is the pessimistic lattice
+		// distribution of the one-coordinate shift by ⌈Δ₂/γ⌉ grid units,
+		// which is the worst case only for a change of one coordinate: a
+		// shift spread over two coordinates can be worse
+		// (TestDiscreteSplitShifts), so PLD applies only through
+		// ComposeDiscrete with n = 1.
 		if err := check.Positive("sensitivity L2 (Gaussian uses the ℓ2 sensitivity)", s.L2); err != nil {
 			return nil, err
 		}
@@ -358,27 +394,59 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		if err := finite("sensitivity L2 / discrete gaussian sigma", d); err != nil {
 			return nil, err
 		}
-		return &model{
+		md := &model{
 			epsAt: func(delta0 float64) (float64, error) {
 				g, err := mm.Guarantee(s, delta0)
 				return g.Epsilon, err
 			},
 			rdp:   func(a float64) (float64, error) { return a * d * d / 2, nil },
-			noPLD: "the discrete Gaussian's privacy-loss distribution lives on a lattice (DiscreteGaussianPLD enumerates it for small grids only)",
-		}, nil
+			noPLD: "the discrete Gaussian's one-coordinate privacy-loss distribution is not the worst case for a change spread over several coordinates (only a one-coordinate change, n = 1 in ComposeDiscrete, is accounted by PLD)",
+		}
+		shift, err := gridUnits("sensitivity L2", s.L2, mm.Granularity())
+		if err != nil {
+			md.noPLD = err.Error()
+			return md, nil
+		}
+		if md.scalar, err = discreteGaussianNoise(mm.GridSigma2(), shift); err != nil {
+			return nil, err
+		}
+		return md, nil
 	case *discrete.Laplace, *discrete.Huber:
 		// Pure ε₀-DP at the rounded sensitivity: Rényi divergence at most
-		// min(ε₀, a·ε₀²/2) (Bun & Steinke 2016, Proposition 3.3).
+		// min(ε₀, a·ε₀²/2) (Bun & Steinke 2016, Proposition 3.3). PLD uses
+		// the pessimistic lattice distribution of the one-coordinate shift
+		// by ⌈Δ₁/γ⌉ grid units: exact for a change of one coordinate, and
+		// for spread changes the same numerical finding as for the
+		// continuous mechanisms (TestDiscreteSplitShifts).
 		g, err := m.Guarantee(s, 0)
 		if err != nil {
 			return nil, err
 		}
 		eps0 := g.Epsilon
-		return &model{
+		if err := finite("sensitivity L1 / discrete noise scale", eps0); err != nil {
+			return nil, err
+		}
+		md := &model{
 			pure: true, eps0: eps0,
-			rdp:   func(a float64) (float64, error) { return math.Min(eps0, a*eps0*eps0/2), nil },
-			noPLD: "the discrete mechanism's privacy-loss distribution lives on a lattice (DiscreteLaplacePLD and DiscreteHuberPLD enumerate it for small grids only)",
-		}, nil
+			rdp: func(a float64) (float64, error) { return math.Min(eps0, a*eps0*eps0/2), nil },
+		}
+		shift, err := gridUnits("sensitivity L1", s.L1, m.(discrete.Mechanism).Granularity())
+		if err != nil {
+			md.noPLD = err.Error()
+			return md, nil
+		}
+		var ln *latticeNoise
+		if mm, ok := m.(*discrete.Laplace); ok {
+			ln, err = discreteLaplaceNoise(int64(mm.GridScale()), shift)
+		} else {
+			tau, a := m.(*discrete.Huber).GridParams()
+			ln, err = discreteHuberNoise(tau, a, shift)
+		}
+		if err != nil {
+			return nil, err
+		}
+		md.lattice = ln
+		return md, nil
 	}
 	// A mechanism this package does not know: only its per-release
 	// Guarantee can be composed.
@@ -403,4 +471,16 @@ func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
 		return g.Epsilon, nil
 	}
 	return md, nil
+}
+
+// gridUnits returns ⌈l/γ⌉, the shift in grid units of a grid-rounded
+// statistic of (rounded) sensitivity l, or the reason the lattice
+// accountant cannot take it (beyond 2⁵² grid units, where the loss of one
+// release is thousands of nats).
+func gridUnits(name string, l, gamma float64) (int64, error) {
+	d := math.Ceil(l / gamma)
+	if !(d >= 1) || d > 1<<52 {
+		return 0, fmt.Errorf("%s = %g is %g grid units of γ = %g, beyond the lattice accountant's 2⁵²", name, l, d, gamma)
+	}
+	return int64(d), nil
 }

@@ -2,8 +2,10 @@ package accounting_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/dpmc/dpmc/accounting"
+	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/gaussian"
 	"github.com/dpmc/dpmc/laplace"
 	"github.com/dpmc/dpmc/mechanism"
@@ -48,4 +50,25 @@ func ExampleCalibrate() {
 	fmt.Printf("σ = %.1f: %v\n", sigma, best)
 	// Output:
 	// σ = 118.0: pld: (ε, δ) = (1, 1e-05)
+}
+
+// The same run with the exact discrete Laplace noise that unseeded dpmc
+// releases use: the statistic is rounded to the noise's grid γ first, so
+// the sensitivity grows by γ (one changed coordinate), and the PLD
+// accountant works on the noise's own lattice.
+func ExampleComposeDiscrete() {
+	m, err := discrete.NewLaplace(10)
+	if err != nil {
+		panic(err)
+	}
+	totals, cost, err := accounting.ComposeDiscrete(m, mechanism.Sensitivity{L1: 1}, 1, 100, 1e-6)
+	if err != nil {
+		panic(err)
+	}
+	best, _ := totals.Tightest()
+	fmt.Printf("grid γ = 2^%d, Δ₁′ − Δ₁ = %.3g\n", math.Ilogb(cost.Grid), cost.Rounded-cost.Sensitivity)
+	fmt.Printf("%s ε = %.3f\n", best.Accountant, best.Epsilon)
+	// Output:
+	// grid γ = 2^-37, Δ₁′ − Δ₁ = 7.28e-12
+	// pld ε = 4.693
 }

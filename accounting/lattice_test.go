@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/dpmc/dpmc/discrete"
@@ -149,7 +150,8 @@ func must(l *LatticePLD, err error) *LatticePLD {
 
 // TestComposeDiscreteMechanisms: the generic accountants take the discrete
 // mechanisms through their per-release Guarantee (with the rounded
-// sensitivity); basic composition is then exactly k times it.
+// sensitivity); basic composition is then exactly k times it; RDP and PLD
+// apply.
 func TestComposeDiscreteMechanisms(t *testing.T) {
 	lap, _ := discrete.NewLaplace(2)
 	hub, _ := discrete.NewHuber(1, 2)
@@ -177,8 +179,17 @@ func TestComposeDiscreteMechanisms(t *testing.T) {
 		if !(r.Epsilon > 0) || math.IsInf(r.Epsilon, 0) {
 			t.Errorf("%s: RDP ε %v", m, r.Epsilon)
 		}
-		if tot.ByName(NamePLD) != nil {
-			t.Errorf("%s: the continuous PLD accountant was applied to a discrete mechanism", m)
+		// PLD applies too (the pessimistic lattice distribution), never
+		// looser than RDP here, except to the discrete Gaussian, whose
+		// one-coordinate shift is not the worst case of a spread change
+		// (ComposeDiscrete with n = 1 applies it).
+		p := tot.ByName(NamePLD)
+		if m == discrete.Mechanism(gau) {
+			if p != nil || !strings.Contains(tot.NotApplicable[NamePLD], "several coordinates") {
+				t.Errorf("discrete Gaussian: PLD %v, n/a %q", p, tot.NotApplicable[NamePLD])
+			}
+		} else if p == nil || p.Epsilon > r.Epsilon {
+			t.Errorf("%s: PLD %v, RDP %v (n/a: %v)", m, p, r, tot.NotApplicable)
 		}
 		if m == discrete.Mechanism(gau) {
 			// Never below the exact curve of the continuous Gaussian with

@@ -577,10 +577,15 @@ func pldEpsilon(parts []part, delta float64) (float64, bool, error) {
 // one (see the package documentation). When delta is below what the
 // computation resolves (around 1e-55 for the Gaussian, whose loss is
 // truncated), a pure mechanism gets ε = k·ε₀, where δ is exactly 0, and
-// the Gaussian an error wrapping ErrNotApplicable. It also returns an error
-// wrapping ErrNotApplicable for mechanisms whose noise distribution this
-// package does not know, and an error naming the parameter for invalid
-// input.
+// the Gaussian an error wrapping ErrNotApplicable. For the discrete
+// mechanisms (package discrete; s is then the rounded sensitivity) the
+// distribution is the pessimistic lattice one described in the package
+// documentation; the discrete Gaussian is not applicable here (a change
+// spread over several coordinates can be worse than its one-coordinate
+// shift): ComposeDiscrete with n = 1 accounts for it. It also returns an
+// error wrapping ErrNotApplicable for mechanisms whose noise distribution
+// this package does not know, and an error naming the parameter for
+// invalid input.
 func PLD(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (*Total, error) {
 	if err := checkDelta(delta); err != nil {
 		return nil, err
@@ -593,16 +598,15 @@ func PLD(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (
 }
 
 func (md *model) pldTotal(k int, delta float64) (*Total, error) {
-	if md.shape == nil {
-		return nil, fmt.Errorf("%w: pld: %s", ErrNotApplicable, md.noPLD)
-	}
-	parts, err := md.shape.pldParts(k)
+	parts, err := md.pldParts(k)
 	if err != nil {
 		return nil, err
 	}
 	eps, ok, err := pldEpsilon(parts, delta)
 	if err != nil {
-		return nil, err
+		// The composed window needs a longer FFT than allowed (about 10⁸
+		// releases of a pure mechanism): the other accountants still apply.
+		return nil, fmt.Errorf("%w: pld: %v", ErrNotApplicable, err)
 	}
 	if !ok {
 		if md.pure {
@@ -618,7 +622,8 @@ func (md *model) pldTotal(k int, delta float64) (*Total, error) {
 // PLDDelta returns the PLD accountant's upper bound on δ(epsilon), the
 // smallest δ for which k releases are (epsilon, δ)-DP. It returns an error
 // wrapping ErrNotApplicable for mechanisms other than Laplace, Gaussian and
-// Huber, and an error naming the parameter if k < 1, epsilon is negative or
+// Huber and their discrete versions (except the discrete Gaussian, as for
+// PLD), and an error naming the parameter if k < 1, epsilon is negative or
 // not finite, or the sensitivity is invalid.
 func PLDDelta(m mechanism.Mechanism, s mechanism.Sensitivity, k int, epsilon float64) (float64, error) {
 	if err := check.NonNegative("epsilon", epsilon); err != nil {
@@ -628,10 +633,7 @@ func PLDDelta(m mechanism.Mechanism, s mechanism.Sensitivity, k int, epsilon flo
 	if err != nil {
 		return 0, err
 	}
-	if md.shape == nil {
-		return 0, fmt.Errorf("%w: pld: %s", ErrNotApplicable, md.noPLD)
-	}
-	parts, err := md.shape.pldParts(k)
+	parts, err := md.pldParts(k)
 	if err != nil {
 		return 0, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/accounting"
+	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/gaussian"
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
@@ -24,6 +25,8 @@ type accountFlags struct {
 	compositions  int
 	delta         float64
 	targetEpsilon float64
+	sampler       string
+	coordinates   int
 	json          bool
 }
 
@@ -49,6 +52,18 @@ and huber and the ℓ2 sensitivity Δ₂ for gaussian, in units of the noised
 value. Pure mechanisms (laplace, huber) have δ = 0 under basic composition;
 the Gaussian's advanced accountants spend δ/(2K) per release.
 
+By default (--sampler discrete) the mechanism is the exact discrete one that
+every unseeded dpmc release uses: noise on a power-of-two grid γ chosen from
+the scale, added to the statistic rounded to the grid. Rounding can move
+each of the --coordinates n coordinates a neighbouring change moves by one
+more γ, so the accountants use Δ₁′ = Δ₁ + n·γ or Δ₂′ = Δ₂ + γ·√n; the grid,
+Δ′ and what the rounding costs in the tightest ε are printed. The PLD
+accountant uses the exact lattice of the discrete noise, made pessimistic
+(never below the true δ); for the discrete gaussian it applies only with
+--coordinates 1. --sampler float accounts for the ideal continuous
+mechanism, which dpmc's floating-point samplers do NOT achieve (their
+outputs lie on lattices that reveal the input).
+
 With --target-epsilon E instead of a noise parameter, account finds the
 smallest σ (gaussian), b (laplace) or s (huber, at the given --alpha) with
 which the K releases are (E, δ)-DP under the tightest accountant, and prints
@@ -67,6 +82,8 @@ it with the totals there.`,
 	f.IntVar(&fl.compositions, "compositions", 0, "number K of releases composed, in [1, 10⁸] (required)")
 	f.Float64Var(&fl.delta, "delta", 1e-5, "target δ of the total (ε, δ) guarantee, a probability in (0, 1)")
 	f.Float64Var(&fl.targetEpsilon, "target-epsilon", 0, "instead of a noise parameter: find the smallest σ (gaussian), b (laplace) or s (huber, at --alpha) giving this total ε")
+	f.StringVar(&fl.sampler, "sampler", "discrete", "noise sampler accounted for: discrete (exact, on a power-of-two grid; what unseeded dpmc releases use) or float (the ideal continuous mechanism)")
+	f.IntVar(&fl.coordinates, "coordinates", 1, "discrete sampler: the number n ≥ 1 of coordinates one neighbouring change can move (each may move one more grid step when rounded)")
 	f.BoolVar(&fl.json, "json", false, "print JSON instead of a table")
 	return cmd
 }
@@ -74,13 +91,15 @@ it with the totals there.`,
 // accountJSON is the --json output. Calibrated is set only with
 // --target-epsilon.
 type accountJSON struct {
-	Mechanism         string            `json:"mechanism"`
-	Compositions      int               `json:"compositions"`
-	Delta             float64           `json:"delta"`
-	PerReleaseEpsilon float64           `json:"per_release_epsilon"`
-	Totals            accounting.Totals `json:"totals"`
-	Tightest          accounting.Total  `json:"tightest"`
-	Calibrated        *calibratedJSON   `json:"calibrated,omitempty"`
+	Mechanism         string               `json:"mechanism"`
+	Sampler           string               `json:"sampler"`
+	Grid              *accounting.GridCost `json:"grid,omitempty"`
+	Compositions      int                  `json:"compositions"`
+	Delta             float64              `json:"delta"`
+	PerReleaseEpsilon float64              `json:"per_release_epsilon"`
+	Totals            accounting.Totals    `json:"totals"`
+	Tightest          accounting.Total     `json:"tightest"`
+	Calibrated        *calibratedJSON      `json:"calibrated,omitempty"`
 }
 
 // calibratedJSON reports the noise parameter found for --target-epsilon.
@@ -109,6 +128,15 @@ func runAccount(cmd *cobra.Command, fl *accountFlags) error {
 	if err := check.Positive("--sensitivity", fl.sensitivity); err != nil {
 		return err
 	}
+	if fl.sampler != "discrete" && fl.sampler != "float" {
+		return fmt.Errorf("--sampler %q: want discrete or float", fl.sampler)
+	}
+	if fl.coordinates < 1 {
+		return fmt.Errorf("--coordinates = %d: want n ≥ 1", fl.coordinates)
+	}
+	if fl.sampler == "float" && flags.Changed("coordinates") {
+		return fmt.Errorf("--coordinates applies to --sampler discrete only (the grid rounding)")
+	}
 	target := flags.Changed("target-epsilon")
 	if target {
 		if err := check.Positive("--target-epsilon", fl.targetEpsilon); err != nil {
@@ -122,26 +150,46 @@ func runAccount(cmd *cobra.Command, fl *accountFlags) error {
 	s := mechanism.Sensitivity{L1: fl.sensitivity, L2: fl.sensitivity}
 	k, delta := fl.compositions, fl.delta
 
-	var cal *calibratedJSON
-	var totals accounting.Totals
+	var (
+		cal    *calibratedJSON
+		totals accounting.Totals
+		grid   *accounting.GridCost
+	)
 	if target {
-		m, cal, totals, err = calibrateAccount(cmd, m, s, k, fl.targetEpsilon, delta)
-	} else {
-		totals, err = accounting.Compose(m, s, k, delta)
+		m, cal, err = calibrateAccount(cmd, m, s, fl, k, fl.targetEpsilon, delta)
+		if err != nil {
+			return fmt.Errorf("account: %w", err)
+		}
 	}
-	if err != nil {
+	sens := s
+	if fl.sampler == "discrete" {
+		d, err := discrete.For(m)
+		if err != nil {
+			return fmt.Errorf("account: --sampler discrete: %w", err)
+		}
+		var cost accounting.GridCost
+		if totals, cost, err = accounting.ComposeDiscrete(d, s, fl.coordinates, k, delta); err != nil {
+			return fmt.Errorf("account: %w", err)
+		}
+		if sens, err = discrete.RoundedSensitivity(s, fl.coordinates, d.Granularity()); err != nil {
+			return fmt.Errorf("account: %w", err)
+		}
+		m, grid = d, &cost
+	} else if totals, err = accounting.Compose(m, s, k, delta); err != nil {
 		return fmt.Errorf("account: %w", err)
 	}
 	best, err := totals.Tightest()
 	if err != nil {
 		return fmt.Errorf("account: %w", err)
 	}
-	perRelease, err := m.Guarantee(s, delta)
+	perRelease, err := m.Guarantee(sens, delta)
 	if err != nil {
 		return fmt.Errorf("account: %w", err)
 	}
 	out := accountJSON{
 		Mechanism:         m.Name(),
+		Sampler:           fl.sampler,
+		Grid:              grid,
 		Compositions:      k,
 		Delta:             delta,
 		PerReleaseEpsilon: perRelease.Epsilon,
@@ -159,9 +207,11 @@ func runAccount(cmd *cobra.Command, fl *accountFlags) error {
 }
 
 // calibrateAccount solves for the noise parameter of m's family that meets
-// (eps, delta) after k releases. The parameter being solved for must not
-// also be given.
-func calibrateAccount(cmd *cobra.Command, m mechanism.Mechanism, s mechanism.Sensitivity, k int, eps, delta float64) (mechanism.Mechanism, *calibratedJSON, accounting.Totals, error) {
+// (eps, delta) after k releases, for the sampler fl names (the discrete
+// family at the rounded sensitivity), and returns the continuous mechanism
+// with that parameter. The parameter being solved for must not also be
+// given.
+func calibrateAccount(cmd *cobra.Command, m mechanism.Mechanism, s mechanism.Sensitivity, fl *accountFlags, k int, eps, delta float64) (mechanism.Mechanism, *calibratedJSON, error) {
 	var (
 		param  string
 		family func(p float64) (mechanism.Mechanism, error)
@@ -176,13 +226,18 @@ func calibrateAccount(cmd *cobra.Command, m mechanism.Mechanism, s mechanism.Sen
 		// certify less than the exact k-fold Gaussian, which needs lo/0.999.
 		basic, err := gaussian.Sigma(eps/kf, s.L2, delta/kf)
 		if err != nil {
-			return nil, nil, accounting.Totals{}, fmt.Errorf("--target-epsilon: %w", err)
+			return nil, nil, fmt.Errorf("--target-epsilon: %w", err)
 		}
 		exact, err := gaussian.Sigma(eps, s.L2*math.Sqrt(kf), delta)
 		if err != nil {
-			return nil, nil, accounting.Totals{}, fmt.Errorf("--target-epsilon: %w", err)
+			return nil, nil, fmt.Errorf("--target-epsilon: %w", err)
 		}
 		lo, hi = 0.999*exact, 1.001*basic
+		if fl.sampler == "discrete" {
+			// The discrete Gaussian's basic composition goes through zCDP,
+			// looser than the analytic Gaussian's.
+			hi *= 4
+		}
 	case *laplace.Mechanism:
 		param = "scale"
 		family = func(p float64) (mechanism.Mechanism, error) { return laplace.New(p) }
@@ -195,24 +250,39 @@ func calibrateAccount(cmd *cobra.Command, m mechanism.Mechanism, s mechanism.Sen
 		hi = 1.001 * kf * alpha * s.L1 / eps
 		lo = hi * 1e-6
 	default:
-		return nil, nil, accounting.Totals{}, fmt.Errorf("--target-epsilon: cannot calibrate %s", m.Name())
+		return nil, nil, fmt.Errorf("--target-epsilon: cannot calibrate %s", m.Name())
 	}
 	if cmd.Flags().Changed(param) {
-		return nil, nil, accounting.Totals{}, fmt.Errorf("--target-epsilon solves for --%s: give one or the other", param)
+		return nil, nil, fmt.Errorf("--target-epsilon solves for --%s: give one or the other", param)
 	}
 	lo = math.Max(lo, check.MinParam)
-	p, totals, err := accounting.Calibrate(family, s, k, eps, delta, lo, hi)
+	var (
+		p   float64
+		err error
+	)
+	if fl.sampler == "discrete" {
+		disc := func(p float64) (discrete.Mechanism, error) {
+			c, err := family(p)
+			if err != nil {
+				return nil, err
+			}
+			return discrete.For(c)
+		}
+		p, _, err = accounting.CalibrateDiscrete(disc, s, fl.coordinates, k, eps, delta, lo, hi)
+	} else {
+		p, _, err = accounting.Calibrate(family, s, k, eps, delta, lo, hi)
+	}
 	if err != nil {
-		return nil, nil, accounting.Totals{}, fmt.Errorf("--target-epsilon: %w", err)
+		return nil, nil, fmt.Errorf("--target-epsilon: %w", err)
 	}
 	if p == lo {
-		return nil, nil, accounting.Totals{}, fmt.Errorf("--target-epsilon %g: met even at %s = %g, the bottom of the search; the result would not be the smallest", eps, param, p)
+		return nil, nil, fmt.Errorf("--target-epsilon %g: met even at %s = %g, the bottom of the search; the result would not be the smallest", eps, param, p)
 	}
 	best, err := family(p)
 	if err != nil {
-		return nil, nil, accounting.Totals{}, err
+		return nil, nil, err
 	}
-	return best, &calibratedJSON{Parameter: param, Value: p, TargetEpsilon: eps}, totals, nil
+	return best, &calibratedJSON{Parameter: param, Value: p, TargetEpsilon: eps}, nil
 }
 
 // accountMethod describes an accountant in the table.
@@ -227,24 +297,40 @@ func accountMethod(name string) string {
 	case accounting.NameRDP:
 		return "Rényi DP, Canonne–Kamath–Steinke conversion"
 	case accounting.NamePLD:
-		return "privacy-loss distribution, FFT"
+		return "privacy-loss distribution, FFT (lattice for discrete noise)"
 	}
 	return ""
 }
 
 func writeAccountTable(w io.Writer, m mechanism.Mechanism, sens float64, one mechanism.Guarantee, out accountJSON) error {
-	norm := "ℓ1 sensitivity Δ₁"
-	if m.Name() == "gaussian" {
-		norm = "ℓ2 sensitivity Δ₂"
+	norm, sym := "ℓ1 sensitivity Δ₁", "Δ₁"
+	_, dg := m.(*discrete.Gaussian)
+	if _, g := m.(*gaussian.Mechanism); g || dg {
+		norm, sym = "ℓ2 sensitivity Δ₂", "Δ₂"
 	}
 	if c := out.Calibrated; c != nil {
 		fmt.Fprintf(w, "%s = %.6g is the smallest that gives (ε, δ) = (%g, %g) after %d releases\n\n",
 			c.Parameter, c.Value, c.TargetEpsilon, out.Delta, out.Compositions)
 	}
 	fmt.Fprintf(w, "%d releases of %s, %s = %g, target δ = %g\n", out.Compositions, m, norm, sens, out.Delta)
-	if one.Delta == 0 {
-		fmt.Fprintf(w, "one release: pure ε-DP, ε₀ = %.6g\n\n", one.Epsilon)
+	if g := out.Grid; g != nil {
+		grow := "n·γ"
+		if dg {
+			grow = "γ·√n"
+		}
+		fmt.Fprintf(w, "grid γ = 2^%d = %.6g; n = %d changed coordinate(s): %s rounds up to %s′ = %s + %s = %.17g\n",
+			math.Ilogb(g.Grid), g.Grid, g.Coordinates, sym, sym, sym, grow, g.Rounded)
+		fmt.Fprintf(w, "rounding costs %.3g relative in %s, and ε %.3g: tightest ε %.9g at %s′, %.9g at %s (differences below about 1e-4 relative are within the accountants' resolution)\n",
+			g.Increase, sym, g.EpsilonCost, out.Tightest.Epsilon, sym, g.EpsilonUnrounded, sym)
 	} else {
+		fmt.Fprintln(w, "sampler float: the ideal continuous mechanism; dpmc's floating-point samplers do NOT achieve it (their outputs reveal the input)")
+	}
+	switch {
+	case one.Delta == 0:
+		fmt.Fprintf(w, "one release: pure ε-DP, ε₀ = %.6g\n\n", one.Epsilon)
+	case dg:
+		fmt.Fprintf(w, "one release: (ε, δ) = (%.6g, %g) (discrete Gaussian, from its zCDP)\n\n", one.Epsilon, one.Delta)
+	default:
 		fmt.Fprintf(w, "one release: (ε, δ) = (%.6g, %g) (analytic Gaussian)\n\n", one.Epsilon, one.Delta)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/accounting"
+	"github.com/dpmc/dpmc/discrete"
+	"github.com/dpmc/dpmc/gaussian"
+	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/laplace"
 	"github.com/dpmc/dpmc/mechanism"
 )
@@ -16,6 +19,8 @@ import (
 // accountOut is the --json schema.
 type accountOut struct {
 	Mechanism         string                       `json:"mechanism"`
+	Sampler           string                       `json:"sampler"`
+	Grid              *accounting.GridCost         `json:"grid"`
 	Compositions      int                          `json:"compositions"`
 	Delta             float64                      `json:"delta"`
 	PerReleaseEpsilon float64                      `json:"per_release_epsilon"`
@@ -46,14 +51,14 @@ func TestAccountJSON(t *testing.T) {
 		perRelease float64
 		pure       bool
 	}{
-		{[]string{"--mechanism", "laplace", "--scale", "2", "--sensitivity", "1", "--compositions", "30"}, "laplace", 0.5, true},
-		{[]string{"--mechanism", "huber", "--alpha", "1", "--scale", "4", "--compositions", "30", "--delta", "1e-6"}, "huber", 0.25, true},
-		{[]string{"--mechanism", "gaussian", "--sigma", "5", "--sensitivity", "2", "--compositions", "30"}, "gaussian", 0, false},
+		{[]string{"--sampler", "float", "--mechanism", "laplace", "--scale", "2", "--sensitivity", "1", "--compositions", "30"}, "laplace", 0.5, true},
+		{[]string{"--sampler", "float", "--mechanism", "huber", "--alpha", "1", "--scale", "4", "--compositions", "30", "--delta", "1e-6"}, "huber", 0.25, true},
+		{[]string{"--sampler", "float", "--mechanism", "gaussian", "--sigma", "5", "--sensitivity", "2", "--compositions", "30"}, "gaussian", 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mechanism, func(t *testing.T) {
 			got := accountJSONRun(t, tt.args...)
-			if got.Mechanism != tt.mechanism || got.Compositions != 30 {
+			if got.Mechanism != tt.mechanism || got.Compositions != 30 || got.Sampler != "float" || got.Grid != nil {
 				t.Errorf("mechanism %q, compositions %d", got.Mechanism, got.Compositions)
 			}
 			if tt.pure && got.PerReleaseEpsilon != tt.perRelease {
@@ -85,7 +90,7 @@ func TestAccountJSON(t *testing.T) {
 		})
 	}
 	// The numbers are the library's.
-	got := accountJSONRun(t, "--mechanism", "laplace", "--scale", "3", "--compositions", "40", "--delta", "1e-7")
+	got := accountJSONRun(t, "--sampler", "float", "--mechanism", "laplace", "--scale", "3", "--compositions", "40", "--delta", "1e-7")
 	m, _ := laplace.New(3)
 	want, _ := accounting.Compose(m, mechanism.Sensitivity{L1: 1}, 40, 1e-7)
 	if got.Totals["pld"].Epsilon != want.PLD.Epsilon || got.Delta != 1e-7 {
@@ -94,7 +99,7 @@ func TestAccountJSON(t *testing.T) {
 }
 
 func TestAccountTable(t *testing.T) {
-	out, stderr, code := dpmc(t, "account", "--mechanism", "laplace", "--scale", "1", "--sensitivity", "1", "--compositions", "1000", "--delta", "1e-6")
+	out, stderr, code := dpmc(t, "account", "--sampler", "float", "--mechanism", "laplace", "--scale", "1", "--sensitivity", "1", "--compositions", "1000", "--delta", "1e-6")
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -105,12 +110,12 @@ func TestAccountTable(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	out, _, _ = dpmc(t, "account", "--mechanism", "gaussian", "--sigma", "10", "--compositions", "1000", "--delta", "1e-6")
+	out, _, _ = dpmc(t, "account", "--sampler", "float", "--mechanism", "gaussian", "--sigma", "10", "--compositions", "1000", "--delta", "1e-6")
 	if !strings.Contains(out, "ℓ2 sensitivity Δ₂ = 1") || !strings.Contains(out, "analytic Gaussian") || !strings.Contains(out, "19.42") {
 		t.Errorf("gaussian table:\n%s", out)
 	}
 	// Far below the PLD's resolution for the Gaussian: n/a with the reason.
-	out, _, _ = dpmc(t, "account", "--mechanism", "gaussian", "--sigma", "3", "--compositions", "10", "--delta", "1e-70")
+	out, _, _ = dpmc(t, "account", "--sampler", "float", "--mechanism", "gaussian", "--sigma", "3", "--compositions", "10", "--delta", "1e-70")
 	if !strings.Contains(out, "n/a — delta = 1e-70 is below what the accountant can resolve") || !strings.Contains(out, "tightest: rdp") {
 		t.Errorf("gaussian at δ = 1e-70:\n%s", out)
 	}
@@ -149,7 +154,7 @@ func TestAccountTargetEpsilon(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.mechanism, func(t *testing.T) {
-			args := append([]string{"--mechanism", tt.mechanism, "--target-epsilon", "2", "--compositions", "25", "--sensitivity", "0.5"}, tt.extra...)
+			args := append([]string{"--sampler", "float", "--mechanism", tt.mechanism, "--target-epsilon", "2", "--compositions", "25", "--sensitivity", "0.5"}, tt.extra...)
 			got := accountJSONRun(t, args...)
 			c := got.Calibrated
 			if c == nil || c.Parameter != tt.param || c.TargetEpsilon != 2 || !(c.Value > 0) {
@@ -163,14 +168,14 @@ func TestAccountTargetEpsilon(t *testing.T) {
 				meets  bool
 			}{{1, true}, {0.99, false}} {
 				p := strconv.FormatFloat(f.factor*c.Value, 'g', -1, 64)
-				again := accountJSONRun(t, append([]string{"--mechanism", tt.mechanism, tt.flag, p, "--compositions", "25", "--sensitivity", "0.5"}, tt.extra...)...)
+				again := accountJSONRun(t, append([]string{"--sampler", "float", "--mechanism", tt.mechanism, tt.flag, p, "--compositions", "25", "--sensitivity", "0.5"}, tt.extra...)...)
 				if meets := again.Tightest.Epsilon <= 2; meets != f.meets {
 					t.Errorf("%s = %s: ε = %g, meets = %v, want %v", tt.flag, p, again.Tightest.Epsilon, meets, f.meets)
 				}
 			}
 		})
 	}
-	out, stderr, code := dpmc(t, "account", "--mechanism", "gaussian", "--target-epsilon", "1", "--compositions", "1000")
+	out, stderr, code := dpmc(t, "account", "--sampler", "float", "--mechanism", "gaussian", "--target-epsilon", "1", "--compositions", "1000")
 	if code != 0 || !strings.Contains(out, "sigma = 117.9") || !strings.Contains(out, "is the smallest") {
 		t.Errorf("exit %d, %s\n%s", code, stderr, out)
 	}
@@ -233,4 +238,125 @@ func TestAccountCompositionsBound(t *testing.T) {
 			t.Errorf("--compositions %s: exit %d, %q", k, code, stderr)
 		}
 	}
+}
+
+// TestAccountDiscrete: by default account accounts for the discrete
+// sampler at the rounded sensitivity, with the library's numbers; every
+// accountant applies for one changed coordinate, and PLD is n/a with the
+// reason for the discrete Gaussian with several.
+func TestAccountDiscrete(t *testing.T) {
+	tests := []struct {
+		args []string
+		cont mechanism.Mechanism
+		n    int
+	}{
+		{[]string{"--mechanism", "laplace", "--scale", "2"}, must(laplace.New(2)), 1},
+		{[]string{"--mechanism", "huber", "--alpha", "0.5", "--scale", "3"}, must(huber.New(0.5, 3)), 1},
+		{[]string{"--mechanism", "gaussian", "--sigma", "5"}, must(gaussian.New(5)), 1},
+		{[]string{"--mechanism", "gaussian", "--sigma", "5", "--coordinates", "4"}, must(gaussian.New(5)), 4},
+		{[]string{"--mechanism", "laplace", "--scale", "2", "--coordinates", "4"}, must(laplace.New(2)), 4},
+	}
+	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			got := accountJSONRun(t, append(tt.args, "--compositions", "20", "--delta", "1e-6")...)
+			d, err := discrete.For(tt.cont)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, cost, err := accounting.ComposeDiscrete(d, s, tt.n, 20, 1e-6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Mechanism != d.Name() || got.Sampler != "discrete" || got.Grid == nil || *got.Grid != cost {
+				t.Fatalf("mechanism %q, sampler %q, grid %+v; want %q, discrete, %+v", got.Mechanism, got.Sampler, got.Grid, d.Name(), cost)
+			}
+			if got.Grid.Grid != d.Granularity() || got.Grid.Coordinates != tt.n || !(got.Grid.Rounded > 1) {
+				t.Errorf("grid %+v", got.Grid)
+			}
+			rs, _ := discrete.RoundedSensitivity(s, tt.n, d.Granularity())
+			g, _ := d.Guarantee(rs, 1e-6)
+			if got.PerReleaseEpsilon != g.Epsilon {
+				t.Errorf("per_release_epsilon %g, want %g at the rounded sensitivity", got.PerReleaseEpsilon, g.Epsilon)
+			}
+			for _, name := range accounting.Accountants() {
+				w, v := want.ByName(name), got.Totals[name]
+				if (w == nil) != (v == nil) || w != nil && *w != *v {
+					t.Errorf("totals.%s = %v, library %v", name, v, w)
+				}
+			}
+			_, gauss := d.(*discrete.Gaussian)
+			if pldNA := got.Totals["pld"] == nil; pldNA != (gauss && tt.n > 1) {
+				t.Errorf("pld = %v with n = %d", got.Totals["pld"], tt.n)
+			}
+		})
+	}
+	out, stderr, code := dpmc(t, "account", "--mechanism", "gaussian", "--sigma", "5", "--coordinates", "2", "--compositions", "20")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	for _, want := range []string{"20 releases of discrete-gaussian(σ=5, γ=2^-26), ℓ2 sensitivity Δ₂ = 1",
+		"grid γ = 2^-26 = 1.49012e-08; n = 2 changed coordinate(s): Δ₂ rounds up to Δ₂′ = Δ₂ + γ·√n = ",
+		"rounding costs ", "(discrete Gaussian, from its zCDP)",
+		"pld: n/a — the discrete Gaussian's one-coordinate privacy-loss distribution is not the worst case for a change spread over several coordinates"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = dpmc(t, "account", "--sampler", "float", "--mechanism", "laplace", "--compositions", "2")
+	if !strings.Contains(out, "sampler float: the ideal continuous mechanism; dpmc's floating-point samplers do NOT achieve it") {
+		t.Errorf("float table:\n%s", out)
+	}
+}
+
+// TestAccountTargetEpsilonDiscrete: with the discrete sampler the scale
+// found meets the target at the rounded sensitivity, and 1 % less noise
+// does not.
+func TestAccountTargetEpsilonDiscrete(t *testing.T) {
+	if raceEnabled {
+		t.Skip("numbers only; slow under the race detector")
+	}
+	for _, tt := range []struct{ mechanism, flag string }{{"gaussian", "--sigma"}, {"laplace", "--scale"}} {
+		t.Run(tt.mechanism, func(t *testing.T) {
+			got := accountJSONRun(t, "--mechanism", tt.mechanism, "--target-epsilon", "2", "--compositions", "10")
+			c := got.Calibrated
+			if c == nil || got.Sampler != "discrete" || got.Tightest.Epsilon > 2 {
+				t.Fatalf("calibrated %+v, sampler %q, tightest %+v", c, got.Sampler, got.Tightest)
+			}
+			p := strconv.FormatFloat(0.99*c.Value, 'g', -1, 64)
+			again := accountJSONRun(t, "--mechanism", tt.mechanism, tt.flag, p, "--compositions", "10")
+			if again.Tightest.Epsilon <= 2 {
+				t.Errorf("%s = %s (0.99 × the result) still meets ε = 2: %v", tt.flag, p, again.Tightest)
+			}
+		})
+	}
+}
+
+// TestAccountBadSamplerFlags: the messages, exactly.
+func TestAccountBadSamplerFlags(t *testing.T) {
+	base := []string{"account", "--mechanism", "laplace", "--compositions", "3"}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{append(base, "--sampler", "exact"), `dpmc: --sampler "exact": want discrete or float` + "\n"},
+		{append(base, "--coordinates", "0"), "dpmc: --coordinates = 0: want n ≥ 1\n"},
+		{append(base, "--coordinates", "-3"), "dpmc: --coordinates = -3: want n ≥ 1\n"},
+		{append(base, "--sampler", "float", "--coordinates", "2"), "dpmc: --coordinates applies to --sampler discrete only (the grid rounding)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args[1:], " "), func(t *testing.T) {
+			_, stderr, code := dpmc(t, tt.args...)
+			if code != 1 || stderr != tt.want {
+				t.Errorf("exit %d, stderr %q, want %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+func must(m mechanism.Mechanism, err error) mechanism.Mechanism {
+	if err != nil {
+		panic(err)
+	}
+	return m
 }

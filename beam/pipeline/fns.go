@@ -97,6 +97,14 @@ func (b *Base) ready(side func(*sums) bool) (*userdp.Plan, float64, error) {
 	return p, mu, nil
 }
 
+// shuffled counts one element of n payload bytes (IDs and numbers, not
+// the coder's framing) sent through the named shuffle: the figures
+// behind the per-step shuffle volume in beam/README.md.
+func shuffled(ctx context.Context, name string, n int) {
+	beam.NewCounter("dpmc", name+" elements").Inc(ctx, 1)
+	beam.NewCounter("dpmc", name+" bytes").Inc(ctx, int64(n))
+}
+
 // byUser sorts terms by the canonical order of their users' IDs: every
 // sum over users runs in that order, as in userdp.Train.
 func byUser[T any](ts []T, user func(*T) string) {
@@ -137,7 +145,9 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 		return err
 	}
 	for t := range d.Ratings.All() {
-		emit(d.Users.ID(int(t.User)), rating{Item: d.Items.ID(int(t.Item)), Value: t.Value})
+		u, it := d.Users.ID(int(t.User)), d.Items.ID(int(t.Item))
+		shuffled(ctx, "ratings by user", len(u)+len(it)+8)
+		emit(u, rating{Item: it, Value: t.Value})
 	}
 	return nil
 }
@@ -197,7 +207,7 @@ type meanTermFn struct {
 	plan *userdp.Plan
 }
 
-func (f *meanTermFn) ProcessElement(u userRec, emit func(meanTerm)) error {
+func (f *meanTermFn) ProcessElement(ctx context.Context, u userRec, emit func(meanTerm)) error {
 	if f.plan == nil {
 		p, err := f.newPlan()
 		if err != nil {
@@ -209,6 +219,7 @@ func (f *meanTermFn) ProcessElement(u userRec, emit func(meanTerm)) error {
 		return nil
 	}
 	m := f.plan.UserMean(u.CVals)
+	shuffled(ctx, "mean terms", len(u.ID)+32)
 	emit(meanTerm{User: u.ID, Sum: m.Sum, Users: m.Users, Total: m.Total, Ratings: m.Ratings})
 	return nil
 }
@@ -230,7 +241,7 @@ type countTermFn struct {
 	plan *userdp.Plan
 }
 
-func (f *countTermFn) ProcessElement(u userRec, emit func(string, weighted)) error {
+func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(string, weighted)) error {
 	if f.plan == nil {
 		p, err := f.newPlan()
 		if err != nil {
@@ -243,6 +254,7 @@ func (f *countTermFn) ProcessElement(u userRec, emit func(string, weighted)) err
 	}
 	w := f.plan.CountWeight(len(u.CItems))
 	for _, id := range u.CItems {
+		shuffled(ctx, "count terms by item", len(id)+len(u.ID)+8)
 		emit(id, weighted{User: u.ID, W: w})
 	}
 	return nil
@@ -366,7 +378,7 @@ type userBiasFn struct {
 	rel *relIndex
 }
 
-func (f *userBiasFn) ProcessElement(u userRec, side func(*sums) bool, relSide func(*release) bool, emitItem func(string, weighted), emitTail func(weighted)) error {
+func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emitItem func(string, weighted), emitTail func(weighted)) error {
 	p, mu, err := f.ready(side)
 	if err != nil {
 		return err
@@ -384,9 +396,11 @@ func (f *userBiasFn) ProcessElement(u userRec, side func(*sums) bool, relSide fu
 	}
 	beta := p.UserOffset(u.Vals, mu)
 	ts, tw, ok := p.UserBias(mu, beta, len(u.CItems), kc, kv, tail, func(j int32, term, weight float64) {
+		shuffled(ctx, "bias terms by item", len(x.rel.ItemIDs[j])+len(u.ID)+16)
 		emitItem(x.rel.ItemIDs[j], weighted{User: u.ID, S: term, W: weight})
 	})
 	if ok {
+		shuffled(ctx, "tail terms", len(u.ID)+16)
 		emitTail(weighted{User: u.ID, S: ts, W: tw})
 	}
 	return nil
@@ -469,7 +483,7 @@ type startTermFn struct {
 	pos []int32
 }
 
-func (f *startTermFn) ProcessElement(u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(startTerm)) error {
+func (f *startTermFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(startTerm)) error {
 	p, mu, err := f.ready(side)
 	if err != nil {
 		return err
@@ -489,6 +503,7 @@ func (f *startTermFn) ProcessElement(u userRec, side func(*sums) bool, relSide f
 	beta := p.UserOffset(u.Vals, mu)
 	idx, z := p.StartTerms(mu, beta, x.rel.ItemBias, f.pos, kc, kv, w, nil, nil)
 	if len(idx) > 0 {
+		shuffled(ctx, "start terms", len(u.ID)+12*len(idx))
 		emit(startTerm{User: u.ID, Idx: idx, Z: z})
 	}
 	return nil
@@ -541,7 +556,7 @@ type userStepFn struct {
 	solver *userdp.Solver
 }
 
-func (f *userStepFn) ProcessElement(u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(string, itemTerm)) error {
+func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(string, itemTerm)) error {
 	p, mu, err := f.ready(side)
 	if err != nil {
 		return err
@@ -569,9 +584,19 @@ func (f *userStepFn) ProcessElement(u userRec, side func(*sums) bool, relSide fu
 		}
 		uc := make([]float64, o.Rank)
 		e := p.ItemTerm(uf, uc, kv[q], mu, x.rel.ItemBias[j], ub)
+		shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(x.rel.ItemIDs[j])+len(u.ID)+16+8*len(uc))
 		emit(x.rel.ItemIDs[j], itemTerm{User: u.ID, W: w[q], E: e, U: uc})
 	}
 	return nil
+}
+
+// releaseBytes is the payload size of a release.
+func releaseBytes(rel *release) int {
+	n := 8 * (len(rel.Counts) + len(rel.ItemBias) + len(rel.BiasSums) + len(rel.V) + 1)
+	for _, id := range rel.ItemIDs {
+		n += len(id)
+	}
+	return n
 }
 
 // fitModel is the part of a Result a user's fit reads.
@@ -625,7 +650,7 @@ type stepFn struct {
 	Step int
 }
 
-func (f *stepFn) ProcessElement(rel release, side func(*sums) bool, rows func(*itemRow) bool, emit func(release)) error {
+func (f *stepFn) ProcessElement(ctx context.Context, rel release, side func(*sums) bool, rows func(*itemRow) bool, emit func(release)) error {
 	p, _, err := f.ready(side)
 	if err != nil {
 		return err
@@ -657,6 +682,7 @@ func (f *stepFn) ProcessElement(rel release, side func(*sums) bool, rows func(*i
 	}
 	userdp.NormalizeRows(v, r, head)
 	rel.V = v
+	shuffled(ctx, "release broadcast (side input, per step)", releaseBytes(&rel))
 	emit(rel)
 	return nil
 }

@@ -184,14 +184,26 @@ func Build(s beam.Scope, c *Config) error {
 }
 
 // Run builds the pipeline and runs it on the runner named by Beam's
-// --runner flag (default prism, in process).
-func Run(ctx context.Context, c *Config) error {
+// --runner flag (default prism, in process). It returns the shuffle
+// counters ("NAME elements", "NAME bytes": payload bytes of the IDs and
+// numbers sent through each shuffle, summed over the whole run), where
+// the runner reports metrics.
+func Run(ctx context.Context, c *Config) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	if err := Build(s, c); err != nil {
-		return err
+		return nil, err
 	}
-	if err := beamx.Run(ctx, p); err != nil {
-		return fmt.Errorf("pipeline: %w", err)
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
 	}
-	return nil
+	out := map[string]int64{}
+	if res != nil {
+		for _, cr := range res.Metrics().AllMetrics().Counters() {
+			if cr.Key.Namespace == "dpmc" {
+				out[cr.Key.Name] += cr.Result()
+			}
+		}
+	}
+	return out, nil
 }

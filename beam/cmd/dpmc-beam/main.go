@@ -12,8 +12,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -44,8 +46,13 @@ func run(ctx context.Context, f *pipeline.Flags) error {
 	if cfg.Options.Seeded {
 		fmt.Fprintln(os.Stderr, "dpmc-beam: warning: --seed makes the noise reproducible: this run is NOT private (experiments only)")
 	}
-	if err := pipeline.Run(ctx, cfg); err != nil {
+	counters, err := pipeline.Run(ctx, cfg)
+	if err != nil {
 		return err
+	}
+	names := slices.Sorted(maps.Keys(counters))
+	for _, name := range names {
+		fmt.Fprintf(os.Stderr, "dpmc-beam: shuffle: %s: %d\n", name, counters[name])
 	}
 	fmt.Fprintf(os.Stderr, "dpmc-beam: wrote the release (what the privacy report covers, nothing per user) to %s\n", cfg.Save)
 	return pipeline.PrintReport(os.Stdout, cfg.Save, strings.EqualFold(f.Output, "json"))

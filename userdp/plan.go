@@ -35,8 +35,9 @@ import (
 // order of the item IDs: then float rounding, and so every decision, is
 // the same whatever the partitioning. Train does exactly that.
 //
-// After NewPlan, a Plan's methods other than Decide and SetKey only read
-// it: they are safe for concurrent use.
+// After NewPlan, a Plan's methods other than SetKey, ReleaseMean (which
+// records the centre's origin in the report) and Decide only read it:
+// once those have run, they are safe for concurrent use.
 type Plan struct {
 	opts    Options
 	mu      float64 // the GDP parameter of the whole run

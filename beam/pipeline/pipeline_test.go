@@ -64,8 +64,8 @@ func runPrism(t *testing.T, c *Config) *model.Model {
 	return m
 }
 
-// close says whether a and b agree to rel relative to the largest |b|.
-func close(a, b []float64, rel float64) bool {
+// near says whether a and b agree to rel relative to the largest |b|.
+func near(a, b []float64, rel float64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -150,7 +150,7 @@ func TestPipelineMatchesTrain(t *testing.T) {
 				name      string
 				got, want []float64
 			}{{"counts", got.Counts, want.Counts}, {"item biases", got.ItemBias, want.ItemBias}, {"V", got.V, want.V}} {
-				if !close(f.got, f.want, 1e-9) {
+				if !near(f.got, f.want, 1e-9) {
 					t.Errorf("%s differ from Train's beyond 1e-9 relative", f.name)
 				}
 			}

@@ -15,16 +15,27 @@ import (
 
 // Flags are dpmc-beam's flags: those of `dpmc train --privacy user` that
 // apply to a pipeline, with the same names, meanings and defaults.
+// Each field holds the flag of the same name (Register documents them);
+// Config reads them.
 type Flags struct {
+	// Data, Format, Columns, Header and RatingRange say what to read.
 	Data, Format, Columns, Header, RatingRange string
-	Epsilon, Delta                             float64
-	Seed                                       uint64
-	Rank, Iters, HeadItems, MaxUserRatings     int
-	FactorShare, ClipNorm, Center              float64
-	Items, Weights, Sampler                    string
-	Save                                       string
-	Force                                      bool
-	Output                                     string
+	// Epsilon and Delta are the total user-level target.
+	Epsilon, Delta float64
+	// Seed seeds the noise (not private) when the flag is given.
+	Seed uint64
+	// Rank, Iters, HeadItems and MaxUserRatings override the defaults
+	// when given.
+	Rank, Iters, HeadItems, MaxUserRatings int
+	// FactorShare, ClipNorm and Center override the defaults when given.
+	FactorShare, ClipNorm, Center float64
+	// Items is a catalogue file; Weights and Sampler name the choices.
+	Items, Weights, Sampler string
+	// Save is the model file, Force overwrites it.
+	Save  string
+	Force bool
+	// Output is the report's format: text or json.
+	Output string
 }
 
 // Register adds the flags to fs.

@@ -3,6 +3,9 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -183,7 +186,7 @@ func catalogue(d *ratings.Dataset) []string {
 // An unseeded run's noise is a function of its secret key: a re-run (as
 // a retried bundle is) with the same key releases exactly the same model,
 // so no item's noise is ever released twice with two values; another key
-// gives other noise.
+// gives other noise. The key is not in the model file.
 func TestUnseededNoiseFollowsKey(t *testing.T) {
 	file := writeCSV(t, 200, 6)
 	run := func(key byte) []byte {
@@ -193,8 +196,16 @@ func TestUnseededNoiseFollowsKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.Options = userdp.Defaults(30, 1e-6, lo, hi).WithFactors(2, 1, 0.4)
-		cfg.Key = bytes.Repeat([]byte{key}, 32)
+		k := sha256.Sum256([]byte{key})
+		cfg.Key = k[:]
 		m := runPrism(t, cfg)
+		file, err := os.ReadFile(cfg.Save)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(file, k[:8]) || bytes.Contains(file, []byte(hex.EncodeToString(k[:8]))) || bytes.Contains(file, []byte(base64.StdEncoding.EncodeToString(k[:]))) {
+			t.Error("the model file holds the noise key")
+		}
 		b, err := json.Marshal([][]float64{m.Counts, m.ItemBias, m.V})
 		if err != nil {
 			t.Fatal(err)

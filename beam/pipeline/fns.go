@@ -6,12 +6,12 @@ import (
 	"encoding/gob"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/ratings"
@@ -729,8 +729,44 @@ func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*su
 }
 
 func init() {
-	for _, fn := range []any{&readFn{}, &prepareFn{}, &meanTermFn{}, &countTermFn{}, &countFn{}, &selectFn{}, &userBiasFn{}, &biasFn{}, &assembleFn{}, &startTermFn{}, &startFn{}, &userStepFn{}, &itemStepFn{}, &stepFn{}, &writeFn{}} {
-		beam.RegisterType(reflect.TypeOf(fn).Elem())
-	}
-	beam.RegisterFunction(meanFn)
+	// Generic registration: the SDK calls the DoFns, emitters and
+	// iterators without reflection.
+	register.DoFn3x1[context.Context, string, func(string, rating), error](&readFn{})
+	register.DoFn3x1[string, func(*rating) bool, func(userRec), error](&prepareFn{})
+	register.DoFn3x1[context.Context, userRec, func(meanTerm), error](&meanTermFn{})
+	register.Function3x0(meanFn)
+	register.DoFn3x1[context.Context, userRec, func(string, weighted), error](&countTermFn{})
+	register.DoFn4x1[string, func(*weighted) bool, func(*sums) bool, func(itemValue), error](&countFn{})
+	register.DoFn4x1[[]byte, func(*sums) bool, func(*itemValue) bool, func(release), error](&selectFn{})
+	register.DoFn6x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, weighted), func(weighted), error](&userBiasFn{})
+	register.DoFn5x1[string, func(*weighted) bool, func(*sums) bool, func(*release) bool, func(itemValue), error](&biasFn{})
+	register.DoFn5x1[release, func(*sums) bool, func(*itemValue) bool, func(*weighted) bool, func(release), error](&assembleFn{})
+	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(startTerm), error](&startTermFn{})
+	register.DoFn4x1[release, func(*sums) bool, func(*startTerm) bool, func(release), error](&startFn{})
+	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, itemTerm), error](&userStepFn{})
+	register.DoFn5x1[string, func(*itemTerm) bool, func(*sums) bool, func(*release) bool, func(itemRow), error](&itemStepFn{})
+	register.DoFn5x1[context.Context, release, func(*sums) bool, func(*itemRow) bool, func(release), error](&stepFn{})
+	register.DoFn3x1[context.Context, release, func(*sums) bool, error](&writeFn{})
+
+	register.Emitter2[string, rating]()
+	register.Emitter2[string, weighted]()
+	register.Emitter2[string, itemTerm]()
+	register.Emitter1[userRec]()
+	register.Emitter1[meanTerm]()
+	register.Emitter1[sums]()
+	register.Emitter1[weighted]()
+	register.Emitter1[itemValue]()
+	register.Emitter1[release]()
+	register.Emitter1[startTerm]()
+	register.Emitter1[itemRow]()
+
+	register.Iter1[rating]()
+	register.Iter1[meanTerm]()
+	register.Iter1[weighted]()
+	register.Iter1[sums]()
+	register.Iter1[itemValue]()
+	register.Iter1[release]()
+	register.Iter1[startTerm]()
+	register.Iter1[itemTerm]()
+	register.Iter1[itemRow]()
 }

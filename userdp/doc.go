@@ -119,8 +119,26 @@
 // at most p in the addition direction and p/(1 − p) in the removal
 // direction.
 //
-// The guarantee holds for unseeded runs (every draw from crypto/rand) and
-// for options chosen without looking at the data. Seeded runs are for
+// The guarantee holds for unseeded runs (every draw from crypto/rand, or
+// from streams keyed by a secret 256-bit key drawn from crypto/rand:
+// Plan.SetKey) and for options chosen without looking at the data. Seeded runs are for
 // experiments and say so. What the discrete sampler leaves open: the time
 // a rejection sampler takes depends on the noise drawn (package discrete).
+//
+// # Building blocks, and why the release does not depend on data order
+//
+// Train is a sequence of calls to Plan's exported steps: per user
+// (Subset, UserMean, UserBias, FactorWeights, StartTerms, Solver.FoldIn,
+// ItemTerm) and per item or global (ReleaseMean, Decide, ReleaseCount,
+// Selected, ReleaseBias, ReleaseTail, Head, ReleaseStart, AddItemTerm,
+// ReleaseItem, NormalizeRows). The Beam pipeline (module
+// github.com/dpmc/dpmc/beam) calls the same steps on a cluster. Three
+// rules make both release the same numbers bit for bit: each release's
+// noise stream is keyed by (phase, step, ID), not by a position; a user's
+// ratings are taken in the canonical order of the item IDs (CompareIDs)
+// before the contributed subset is drawn and whenever they are summed;
+// and every sum over users runs in the canonical order of the user IDs.
+// Train therefore gives the same release whatever the order of the lines
+// in the file and whatever Options.Workers
+// (TestReleaseIndependentOfOrderAndWorkers).
 package userdp

@@ -1,0 +1,87 @@
+// Package pipeline runs dpmc's user-level private training (what
+// `dpmc train --privacy user` and userdp.Train do) as an Apache Beam
+// pipeline (Go SDK), so that the data can stay in, and the work spread
+// over, a cluster. It lives in its own module, github.com/dpmc/dpmc/beam,
+// so that the core module does not depend on the Beam SDK.
+//
+//	cfg := &pipeline.Config{Files: []string{"ratings-*.csv"}, Save: "model.dpmc"}
+//	lo, hi, err := pipeline.Resolve(cfg)       // files, format, rating range
+//	cfg.Options = userdp.Defaults(1, 1e-6, lo, hi)
+//	counters, err := pipeline.Run(ctx, cfg)    // Prism unless --runner says otherwise
+//
+// # The graph
+//
+// Every computation is a userdp.Plan building block; the pipeline only
+// moves data between them, so there is one implementation of the privacy
+// logic, and the pipeline releases exactly what userdp.Train releases
+// (TestPipelineMatchesTrain checks the items, counts, biases, factors and
+// privacy report at a seed):
+//
+//	read (one task per file, ratings parsers) → GroupByKey(user)
+//	→ prepare: a user's candidate ratings in canonical item order, contributed subset (Plan.Subset)
+//	→ mean terms → one global stage: exact sums → ReleaseMean (side input "sums" to every later stage)
+//	→ count terms → GroupByKey(item) → ReleaseCount, Selected → global: the released item list
+//	→ bias terms (and tail terms) → GroupByKey(item) → ReleaseBias → global: biases, ReleaseTail
+//	→ start terms → global: ReleaseStart (or RandomStart)
+//	→ per ALS step (unrolled): user fits and item terms → GroupByKey(item) → ReleaseItem → global: V, NormalizeRows
+//	→ write the model file (package model) with the privacy report
+//
+// The global results (the sums behind the noisy mean and user count, the
+// selected items with their counts, biases and V) reach the per-user and
+// per-item stages as side inputs. Each stage that needs the whole plan
+// rebuilds it from the options and the side input "sums": NewPlan,
+// ReleaseMean (which draws the same noise wherever it runs, see below) and
+// Decide, so every worker holds the same calibration, factor decision and
+// report. Sums over users are taken in the canonical order of the user
+// IDs (userdp.CompareIDs) after each GroupByKey, as Train takes them, so
+// the floating-point results do not depend on how the runner partitions or
+// orders the data. The global stages gather per-user terms on one worker
+// (the mean's and the tail's: 1 element per user; the start's: one sparse
+// vector per user over the at most HeadItems head items), as Train's
+// order requires; everything else is per user or per item.
+//
+// # DP under retries
+//
+// A runner may execute a bundle more than once (a failed worker, a
+// speculative copy) and keep either output. Two guarantees make that
+// harmless:
+//
+//   - The noise of every release is a deterministic function of a secret
+//     and the release's name: the stream of (phase, step, item or user ID)
+//     is ChaCha8 keyed by HMAC-SHA-256(K, name), where K is a 256-bit key
+//     drawn from crypto/rand once, at launch, when the run is unseeded
+//     (userdp.Plan.SetKey), and the seed when it is seeded (not private).
+//     A re-executed bundle therefore draws exactly the noise the first
+//     execution drew: whatever output the runner keeps, no item's
+//     statistic is ever released with two different noise values (which
+//     would average the noise away and spend the budget twice).
+//     Everything a DoFn computes from its inputs is deterministic too
+//     (sums in canonical order, no map iteration order, no time), so a
+//     retried bundle emits the same elements. TestUnseededNoiseFollowsKey
+//     checks that two runs with one key release the same model and two
+//     keys different ones.
+//   - The budget is fixed by the plan, not by executions: the noise
+//     scales, the number of releases and the report are computed from the
+//     options (and the released, deterministic user count) when the plan
+//     is built; no stage spends or accounts anything when it runs, so a
+//     retry cannot charge the budget twice, and what the report states is
+//     what was released.
+//
+// What this means for operators: an unseeded run's key travels inside
+// the job graph (in every DoFn's serialized configuration), because every
+// worker needs it. Anyone who can read the submitted job (the runner's
+// job server or console, staged pipeline files, worker memory) can
+// regenerate the noise and subtract it from the released model, so the
+// job graph must be treated as being as sensitive as the raw ratings —
+// which such a reader can usually see anyway. The key is never written
+// to the model file, and a new key is drawn for every launch. With
+// --seed the noise is reproducible by anyone with the seed: seeded runs
+// are for experiments only and their report says the guarantee is none.
+//
+// # Scope
+//
+// The non-private baseline (no noise) is not supported; use dpmc train.
+// Each ratings file is parsed whole by one task with package ratings (so
+// a large data set should come in many files); a (user, item) pair must
+// occur once across all files.
+package pipeline

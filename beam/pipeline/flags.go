@@ -1,0 +1,169 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/dpmc/dpmc/model"
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/userdp"
+)
+
+// Flags are dpmc-beam's flags: those of `dpmc train --privacy user` that
+// apply to a pipeline, with the same names, meanings and defaults.
+// Each field holds the flag of the same name (Register documents them);
+// Config reads them.
+type Flags struct {
+	// Data, Format, Columns, Header and RatingRange say what to read.
+	Data, Format, Columns, Header, RatingRange string
+	// Epsilon and Delta are the total user-level target.
+	Epsilon, Delta float64
+	// Seed seeds the noise (not private) when the flag is given.
+	Seed uint64
+	// Rank, Iters, HeadItems and MaxUserRatings override the defaults
+	// when given.
+	Rank, Iters, HeadItems, MaxUserRatings int
+	// FactorShare, ClipNorm and Center override the defaults when given.
+	FactorShare, ClipNorm, Center float64
+	// Items is a catalogue file; Weights and Sampler name the choices.
+	Items, Weights, Sampler string
+	// Save is the model file, Force overwrites it.
+	Save  string
+	Force bool
+	// Output is the report's format: text or json.
+	Output string
+}
+
+// Register adds the flags to fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
+	fs.StringVar(&f.Data, "data", "", "ratings files, comma-separated; local paths may be globs (shard large data into many files: one task reads one file)")
+	fs.StringVar(&f.Format, "format", "auto", "format of --data: auto (detected from the first file's first lines), ml100k, mldat, mlcsv, sweetrs, csv, tsv")
+	fs.StringVar(&f.Columns, "columns", "", `columns of a csv/tsv file, e.g. "user,item,rating" ("_" ignores a column)`)
+	fs.StringVar(&f.Header, "header", "auto", "whether a csv/tsv file has a header line: auto, yes, no")
+	fs.StringVar(&f.RatingRange, "rating-range", "", "MIN,MAX: the declared rating range (default: the format's own)")
+	fs.Float64Var(&f.Epsilon, "epsilon", 0, "the total user-level ε (required)")
+	fs.Float64Var(&f.Delta, "delta", 1e-6, "the total δ, in (0, 1)")
+	fs.Uint64Var(&f.Seed, "seed", 0, "seed the noise: reproducible and NOT private (experiments only); default: a secret key from crypto/rand")
+	fs.IntVar(&f.Rank, "rank", 0, "rank of the item factors (default: rank 4 with one ALS step when users × ε ≥ 25000, else biases only)")
+	fs.IntVar(&f.Iters, "iters", 0, "ALS steps after the start (with --rank; default 1)")
+	fs.Float64Var(&f.FactorShare, "factor-share", 0, "with --rank: share of the budget (of μ²) for the factors (default 0.4)")
+	fs.IntVar(&f.HeadItems, "head-items", 0, "items that get factors, the most popular by noisy count (default 400)")
+	fs.IntVar(&f.MaxUserRatings, "max-user-ratings", 1000, "most ratings one user contributes (a uniform random subset beyond)")
+	fs.Float64Var(&f.ClipNorm, "clip-norm", 1, "ℓ2 norm every user factor is clipped to before it enters an item release")
+	fs.Float64Var(&f.Center, "center", 0, "a public global mean rating, in the rating range (default: a noisy mean is released)")
+	fs.StringVar(&f.Items, "items", "", "public item catalogue, one item ID per line (default: private item selection)")
+	fs.StringVar(&f.Weights, "weights", "adaptive", "factor-step weights within each user: adaptive or uniform")
+	fs.StringVar(&f.Sampler, "sampler", "discrete", "noise sampler: discrete, or float (NOT private; only with --seed)")
+	fs.StringVar(&f.Save, "save", "", "model file to write (required; local, or a gs:// path on Dataflow)")
+	fs.BoolVar(&f.Force, "force", false, "overwrite --save")
+	fs.StringVar(&f.Output, "output", "text", "privacy report format: text or json")
+}
+
+// Config checks the flags (changed says which were given) and returns the
+// run's configuration, with the files resolved (Resolve) and the options
+// built as `dpmc train --privacy user` builds them. Errors name the flag.
+func (f *Flags) Config(changed func(string) bool) (*Config, error) {
+	if f.Data == "" {
+		return nil, fmt.Errorf("--data: give the ratings files")
+	}
+	if f.Save == "" {
+		return nil, fmt.Errorf("--save: give the model file to write")
+	}
+	if !changed("epsilon") || !(f.Epsilon > 0) || math.IsInf(f.Epsilon, 0) {
+		return nil, fmt.Errorf("--epsilon = %v: want the total user-level ε, a finite number > 0", f.Epsilon)
+	}
+	if !(f.Delta > 0 && f.Delta < 1) {
+		return nil, fmt.Errorf("--delta = %v, want in (0, 1)", f.Delta)
+	}
+	if f.Output != "text" && f.Output != "json" {
+		return nil, fmt.Errorf("--output %q: want text or json", f.Output)
+	}
+	c := &Config{Files: strings.Split(f.Data, ","), Save: f.Save, Force: f.Force}
+	var err error
+	if c.Read.Format, err = ratings.ParseFormat(f.Format); err != nil {
+		return nil, fmt.Errorf("--format: %w", err)
+	}
+	if c.Read.Header, err = ratings.ParseHeader(f.Header); err != nil {
+		return nil, fmt.Errorf("--header: %w", err)
+	}
+	c.Read.Columns = f.Columns
+	if f.RatingRange != "" {
+		if c.Read.Min, c.Read.Max, err = ratings.ParseRange(f.RatingRange); err != nil {
+			return nil, fmt.Errorf("--rating-range: %w", err)
+		}
+	}
+	lo, hi, err := Resolve(c)
+	if err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	o := userdp.Defaults(f.Epsilon, f.Delta, lo, hi)
+	if f.Items != "" {
+		items, err := userdp.LoadCatalogue(f.Items)
+		if err != nil {
+			return nil, fmt.Errorf("--items: %w", err)
+		}
+		o = o.WithCatalogue(items)
+	}
+	if changed("center") {
+		if !(f.Center >= lo && f.Center <= hi) {
+			return nil, fmt.Errorf("--center = %v, want a number in the rating range [%g, %g]", f.Center, lo, hi)
+		}
+		o = o.WithCenter(f.Center)
+	}
+	var v userdp.Overrides
+	for _, s := range []struct {
+		name string
+		set  func()
+	}{
+		{"rank", func() { v.Rank = &f.Rank }},
+		{"iters", func() { v.Iters = &f.Iters }},
+		{"factor-share", func() { v.FactorShare = &f.FactorShare }},
+		{"head-items", func() { v.HeadItems = &f.HeadItems }},
+		{"max-user-ratings", func() { v.MaxItemsPerUser = &f.MaxUserRatings }},
+		{"clip-norm", func() { v.ClipNorm = &f.ClipNorm }},
+	} {
+		if changed(s.name) {
+			s.set()
+		}
+	}
+	if o, err = o.With(v); err != nil {
+		return nil, fmt.Errorf("--rank, --iters, --factor-share: %w", err)
+	}
+	if o.Weights, err = userdp.ParseWeights(f.Weights); err != nil {
+		return nil, fmt.Errorf("--weights: %w", err)
+	}
+	if o.Sampler, err = userdp.ParseSampler(f.Sampler); err != nil {
+		return nil, fmt.Errorf("--sampler: %w", err)
+	}
+	o.Seeded, o.Seed = changed("seed"), f.Seed
+	if _, err := userdp.NewPlan(o); err != nil {
+		return nil, err
+	}
+	c.Options = o
+	return c, nil
+}
+
+// PrintReport prints the privacy report of the model file at path, as
+// text (the report's own rendering) or JSON.
+func PrintReport(w io.Writer, path string, asJSON bool) error {
+	m, err := model.Load(path)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		_, err := fmt.Fprintf(w, "%s\n", m.Privacy)
+		return err
+	}
+	var r userdp.Report
+	if err := json.Unmarshal(m.Privacy, &r); err != nil {
+		return fmt.Errorf("pipeline: the model's privacy report: %w", err)
+	}
+	if r.EpsilonJSON != nil {
+		r.Epsilon = *r.EpsilonJSON
+	}
+	return r.WriteText(w)
+}

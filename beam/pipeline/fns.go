@@ -1,0 +1,772 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+
+	"github.com/dpmc/dpmc/model"
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/userdp"
+)
+
+// job is what every DoFn carries, gob-encoded (Options holds a NaN
+// centre, which JSON cannot encode): the options, the secret noise key of
+// an unseeded run and how to read the files.
+type job struct {
+	Opts userdp.Options
+	Key  []byte
+	Read ratings.Options
+}
+
+func (j *job) encode() ([]byte, error) {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(j); err != nil {
+		return nil, fmt.Errorf("pipeline: encoding the job: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// Base is embedded in every DoFn: the encoded job, and the plan rebuilt
+// from it on the worker.
+type Base struct {
+	Job []byte
+
+	job  *job
+	plan *userdp.Plan
+	mu   float64
+}
+
+// decode decodes the job once.
+func (b *Base) decode() (*job, error) {
+	if b.job == nil {
+		var j job
+		if err := gob.NewDecoder(bytes.NewReader(b.Job)).Decode(&j); err != nil {
+			return nil, fmt.Errorf("pipeline: decoding the job: %w", err)
+		}
+		b.job = &j
+	}
+	return b.job, nil
+}
+
+// newPlan returns the plan before the mean's release.
+func (b *Base) newPlan() (*userdp.Plan, error) {
+	j, err := b.decode()
+	if err != nil {
+		return nil, err
+	}
+	p, err := userdp.NewPlan(j.Opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(j.Key) == 32 {
+		p.SetKey([32]byte(j.Key))
+	}
+	return p, nil
+}
+
+// ready returns the whole plan, replayed from the mean's exact sums (the
+// first element of the side input), and the released centre. The replay
+// draws the same noise as the mean stage did (seed, or secret key), so
+// every worker holds the same plan.
+func (b *Base) ready(side func(*sums) bool) (*userdp.Plan, float64, error) {
+	if b.plan != nil {
+		return b.plan, b.mu, nil
+	}
+	var s sums
+	if !side(&s) {
+		return nil, 0, fmt.Errorf("pipeline: the global mean's sums are missing")
+	}
+	p, err := b.newPlan()
+	if err != nil {
+		return nil, 0, err
+	}
+	mu, users := p.ReleaseMean(userdp.MeanSums(s))
+	if err := p.Decide(users); err != nil {
+		return nil, 0, err
+	}
+	b.plan, b.mu = p, mu
+	return p, mu, nil
+}
+
+// shuffled counts one element of n payload bytes (IDs and numbers, not
+// the coder's framing) sent through the named shuffle: the figures
+// behind the per-step shuffle volume in beam/README.md.
+func shuffled(ctx context.Context, name string, n int) {
+	beam.NewCounter("dpmc", name+" elements").Inc(ctx, 1)
+	beam.NewCounter("dpmc", name+" bytes").Inc(ctx, int64(n))
+}
+
+// byUser sorts terms by the canonical order of their users' IDs: every
+// sum over users runs in that order, as in userdp.Train.
+func byUser[T any](ts []T, user func(*T) string) {
+	slices.SortFunc(ts, func(a, b T) int { return userdp.CompareIDs(user(&a), user(&b)) })
+}
+
+// collect drains an iterator.
+func collect[T any](next func(*T) bool) []T {
+	var out []T
+	var v T
+	for next(&v) {
+		out = append(out, v)
+	}
+	return out
+}
+
+// readFn reads one ratings file with the ratings package's parsers and
+// emits its ratings keyed by user ID.
+type readFn struct{ Base }
+
+func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(string, rating)) error {
+	j, err := f.decode()
+	if err != nil {
+		return err
+	}
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return fmt.Errorf("pipeline: %s: %w", path, err)
+	}
+	defer fs.Close()
+	r, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		return fmt.Errorf("pipeline: %s: %w", path, err)
+	}
+	defer r.Close()
+	d, err := ratings.Read(r, path, j.Read)
+	if err != nil {
+		return err
+	}
+	for t := range d.Ratings.All() {
+		u, it := d.Users.ID(int(t.User)), d.Items.ID(int(t.Item))
+		shuffled(ctx, "ratings by user", len(u)+len(it)+8)
+		emit(u, rating{Item: it, Value: t.Value})
+	}
+	return nil
+}
+
+// prepareFn gathers one user's ratings: only candidate items (the
+// catalogue's, if any), clipped to the range, in canonical item order, and
+// the user's contributed subset (userdp.Plan.Subset).
+type prepareFn struct {
+	Base
+	plan    *userdp.Plan
+	catalog map[string]bool
+}
+
+func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit func(userRec)) error {
+	if f.plan == nil {
+		p, err := f.newPlan()
+		if err != nil {
+			return err
+		}
+		f.plan = p
+		if items := p.Options().Items; items != nil {
+			f.catalog = make(map[string]bool, len(items))
+			for _, id := range items {
+				f.catalog[id] = true
+			}
+		}
+	}
+	o := f.plan.Options()
+	rs := collect(next)
+	if f.catalog != nil {
+		rs = slices.DeleteFunc(rs, func(r rating) bool { return !f.catalog[r.Item] })
+	}
+	slices.SortFunc(rs, func(a, b rating) int { return userdp.CompareIDs(a.Item, b.Item) })
+	u := userRec{ID: user, Items: make([]string, len(rs)), Vals: make([]float64, len(rs))}
+	for q, r := range rs {
+		if q > 0 && r.Item == rs[q-1].Item {
+			return fmt.Errorf("pipeline: user %q rates item %q twice (in one file or across files)", user, r.Item)
+		}
+		u.Items[q], u.Vals[q] = r.Item, math.Min(math.Max(r.Value, o.Min), o.Max)
+	}
+	pos := f.plan.Subset(user, len(rs))
+	if pos == nil {
+		u.CItems, u.CVals = u.Items, u.Vals
+	} else {
+		for _, q := range pos {
+			u.CItems = append(u.CItems, u.Items[q])
+			u.CVals = append(u.CVals, u.Vals[q])
+		}
+	}
+	emit(u)
+	return nil
+}
+
+// meanTermFn emits a user's terms of the global mean.
+type meanTermFn struct {
+	Base
+	plan *userdp.Plan
+}
+
+func (f *meanTermFn) ProcessElement(ctx context.Context, u userRec, emit func(meanTerm)) error {
+	if f.plan == nil {
+		p, err := f.newPlan()
+		if err != nil {
+			return err
+		}
+		f.plan = p
+	}
+	if len(u.CVals) == 0 {
+		return nil
+	}
+	m := f.plan.UserMean(u.CVals)
+	shuffled(ctx, "mean terms", len(u.ID)+32)
+	emit(meanTerm{User: u.ID, Sum: m.Sum, Users: m.Users, Total: m.Total, Ratings: m.Ratings})
+	return nil
+}
+
+// meanFn adds the users' mean terms in canonical user order.
+func meanFn(_ []byte, next func(*meanTerm) bool, emit func(sums)) {
+	ts := collect(next)
+	byUser(ts, func(t *meanTerm) string { return t.User })
+	var s userdp.MeanSums
+	for _, t := range ts {
+		s.Add(userdp.MeanSums{Sum: t.Sum, Users: t.Users, Total: t.Total, Ratings: t.Ratings})
+	}
+	emit(sums(s))
+}
+
+// countTermFn emits a user's count weight for each contributed item.
+type countTermFn struct {
+	Base
+	plan *userdp.Plan
+}
+
+func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(string, weighted)) error {
+	if f.plan == nil {
+		p, err := f.newPlan()
+		if err != nil {
+			return err
+		}
+		f.plan = p
+	}
+	if len(u.CItems) == 0 {
+		return nil
+	}
+	w := f.plan.CountWeight(len(u.CItems))
+	for _, id := range u.CItems {
+		shuffled(ctx, "count terms by item", len(id)+len(u.ID)+8)
+		emit(id, weighted{User: u.ID, W: w})
+	}
+	return nil
+}
+
+// countFn releases an item's count and keeps the item if it is selected.
+type countFn struct{ Base }
+
+func (f *countFn) ProcessElement(item string, next func(*weighted) bool, side func(*sums) bool, emit func(itemValue)) error {
+	p, _, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	ts := collect(next)
+	byUser(ts, func(t *weighted) string { return t.User })
+	var sum float64
+	for _, t := range ts {
+		sum += t.W
+	}
+	if c := p.ReleaseCount(item, sum); p.Selected(c, true) {
+		emit(itemValue{Item: item, V: c})
+	}
+	return nil
+}
+
+// selectFn gathers the selected items in canonical order (and, with a
+// catalogue, releases the counts of catalogue items nobody rated).
+type selectFn struct{ Base }
+
+func (f *selectFn) ProcessElement(_ []byte, side func(*sums) bool, next func(*itemValue) bool, emit func(release)) error {
+	p, _, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	cs := collect(next)
+	if items := p.Options().Items; items != nil {
+		seen := make(map[string]bool, len(cs))
+		for _, c := range cs {
+			seen[c.Item] = true
+		}
+		for _, id := range items {
+			if !seen[id] {
+				cs = append(cs, itemValue{Item: id, V: p.ReleaseCount(id, 0)})
+			}
+		}
+	}
+	slices.SortFunc(cs, func(a, b itemValue) int { return userdp.CompareIDs(a.Item, b.Item) })
+	var rel release
+	for _, c := range cs {
+		rel.ItemIDs = append(rel.ItemIDs, c.Item)
+		rel.Counts = append(rel.Counts, c.V)
+	}
+	emit(rel)
+	return nil
+}
+
+// relIndex maps a release's item IDs to their indices; userState caches
+// it with the head items and weights of the factor stages.
+type relIndex struct {
+	rel   *release
+	index map[string]int32
+	head  []bool
+}
+
+func newRelIndex(rel *release, p *userdp.Plan) *relIndex {
+	x := &relIndex{rel: rel, index: make(map[string]int32, len(rel.ItemIDs))}
+	for j, id := range rel.ItemIDs {
+		x.index[id] = int32(j)
+	}
+	if p.Options().Rank > 0 {
+		x.head = p.Head(rel.Counts)
+	}
+	return x
+}
+
+// sideRelease reads the release side input once.
+func sideRelease(x **relIndex, p *userdp.Plan, next func(*release) bool) (*relIndex, error) {
+	if *x == nil {
+		var rel release
+		if !next(&rel) {
+			return nil, fmt.Errorf("pipeline: the release side input is empty")
+		}
+		*x = newRelIndex(&rel, p)
+	}
+	return *x, nil
+}
+
+// split maps a user's contributed ratings to released indices.
+func (x *relIndex) split(u *userRec) (kc []int32, kv, tail []float64) {
+	return userdp.SplitReleased(labels(len(u.CItems)), u.CVals, func(q int32) int32 {
+		if j, ok := x.index[u.CItems[q]]; ok {
+			return j
+		}
+		return -1
+	})
+}
+
+// own maps all of a user's ratings to released indices (−1 for others).
+func (x *relIndex) own(u *userRec) []int32 {
+	out := make([]int32, len(u.Items))
+	for q, id := range u.Items {
+		out[q] = -1
+		if j, ok := x.index[id]; ok {
+			out[q] = j
+		}
+	}
+	return out
+}
+
+func labels(n int) []int32 {
+	l := make([]int32, n)
+	for q := range l {
+		l[q] = int32(q)
+	}
+	return l
+}
+
+// userBiasFn emits a user's bias terms per released item, and tail terms.
+type userBiasFn struct {
+	Base
+	rel *relIndex
+}
+
+func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emitItem func(string, weighted), emitTail func(weighted)) error {
+	p, mu, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	x, err := sideRelease(&f.rel, p, relSide)
+	if err != nil {
+		return err
+	}
+	kc, kv, tail := x.split(&u)
+	if !p.WithTail() {
+		tail = nil
+	}
+	if len(kc) == 0 && len(tail) == 0 {
+		return nil
+	}
+	beta := p.UserOffset(u.Vals, mu)
+	ts, tw, ok := p.UserBias(mu, beta, len(u.CItems), kc, kv, tail, func(j int32, term, weight float64) {
+		shuffled(ctx, "bias terms by item", len(x.rel.ItemIDs[j])+len(u.ID)+16)
+		emitItem(x.rel.ItemIDs[j], weighted{User: u.ID, S: term, W: weight})
+	})
+	if ok {
+		shuffled(ctx, "tail terms", len(u.ID)+16)
+		emitTail(weighted{User: u.ID, S: ts, W: tw})
+	}
+	return nil
+}
+
+// biasFn releases an item's bias from its users' terms.
+type biasFn struct {
+	Base
+	rel *relIndex
+}
+
+func (f *biasFn) ProcessElement(item string, next func(*weighted) bool, side func(*sums) bool, relSide func(*release) bool, emit func(itemValue)) error {
+	p, _, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	x, err := sideRelease(&f.rel, p, relSide)
+	if err != nil {
+		return err
+	}
+	ts := collect(next)
+	byUser(ts, func(t *weighted) string { return t.User })
+	var s, w float64
+	for _, t := range ts {
+		s += t.S
+		w += t.W
+	}
+	ns, b := p.ReleaseBias(item, s, w, x.rel.Counts[x.index[item]])
+	emit(itemValue{Item: item, Sum: ns, V: b})
+	return nil
+}
+
+// assembleFn puts the released biases (and, for items without a
+// contributed rating, their noise alone) and the tail into the release.
+type assembleFn struct{ Base }
+
+func (f *assembleFn) ProcessElement(rel release, side func(*sums) bool, biases func(*itemValue) bool, tails func(*weighted) bool, emit func(release)) error {
+	p, _, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	got := map[string]itemValue{}
+	for _, b := range collect(biases) {
+		got[b.Item] = b
+	}
+	n := len(rel.ItemIDs)
+	rel.ItemBias = make([]float64, n)
+	rel.BiasSums = make([]float64, n)
+	for j, id := range rel.ItemIDs {
+		b, ok := got[id]
+		if !ok {
+			b.Sum, b.V = p.ReleaseBias(id, 0, 0, rel.Counts[j])
+		}
+		rel.BiasSums[j], rel.ItemBias[j] = b.Sum, b.V
+	}
+	if p.WithTail() {
+		ts := collect(tails)
+		byUser(ts, func(t *weighted) string { return t.User })
+		var s, w float64
+		for _, t := range ts {
+			s += t.S
+			w += t.W
+		}
+		ns, nw, tb := p.ReleaseTail(s, w)
+		rel.BiasSums = append(rel.BiasSums, ns, nw)
+		rel.TailBias = tb
+	}
+	if r := p.Options().Rank; r > 0 {
+		rel.V = make([]float64, n*r)
+	}
+	emit(rel)
+	return nil
+}
+
+// startTermFn emits a user's weighted residual vector over the head items
+// (PCA start only).
+type startTermFn struct {
+	Base
+	rel *relIndex
+	pos []int32
+}
+
+func (f *startTermFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(startTerm)) error {
+	p, mu, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	if p.Options().Rank == 0 || !p.PCAStart() {
+		return nil
+	}
+	x, err := sideRelease(&f.rel, p, relSide)
+	if err != nil {
+		return err
+	}
+	if f.pos == nil {
+		_, f.pos = userdp.StartPositions(x.head)
+	}
+	kc, kv, _ := x.split(&u)
+	w := p.FactorWeights(kc, x.rel.Counts, x.head)
+	beta := p.UserOffset(u.Vals, mu)
+	idx, z := p.StartTerms(mu, beta, x.rel.ItemBias, f.pos, kc, kv, w, nil, nil)
+	if len(idx) > 0 {
+		shuffled(ctx, "start terms", len(u.ID)+12*len(idx))
+		emit(startTerm{User: u.ID, Idx: idx, Z: z})
+	}
+	return nil
+}
+
+// startFn releases the start: random, or from the users' summed
+// second-moment matrix.
+type startFn struct{ Base }
+
+func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*startTerm) bool, emit func(release)) error {
+	p, _, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	if p.Options().Rank == 0 {
+		emit(rel)
+		return nil
+	}
+	head := p.Head(rel.Counts)
+	if !p.PCAStart() {
+		p.RandomStart(rel.ItemIDs, head, rel.V)
+		emit(rel)
+		return nil
+	}
+	cand, _ := userdp.StartPositions(head)
+	h := len(cand)
+	if h > 0 {
+		ts := collect(next)
+		byUser(ts, func(t *startTerm) string { return t.User })
+		m := make([]float64, h*h)
+		for _, t := range ts {
+			userdp.AccumulateStart(m, h, t.Idx, t.Z)
+		}
+		if err := p.ReleaseStart(rel.ItemIDs, head, cand, m, rel.V); err != nil {
+			return err
+		}
+	}
+	emit(rel)
+	return nil
+}
+
+// userStepFn is a user's part of ALS step Step: the user's own fit from
+// the release, then one term per contributed head item.
+type userStepFn struct {
+	Base
+	Step int
+
+	rel    *relIndex
+	res    *userdp.Result
+	solver *userdp.Solver
+}
+
+func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(string, itemTerm)) error {
+	p, mu, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	o := p.Options()
+	if o.Rank == 0 {
+		return nil
+	}
+	x, err := sideRelease(&f.rel, p, relSide)
+	if err != nil {
+		return err
+	}
+	if f.res == nil {
+		f.res = fitModel(x.rel, mu, o)
+		f.solver = p.NewSolver()
+	}
+	uf := make([]float64, o.Rank)
+	var ub float64
+	f.solver.FoldIn(f.res, x.rel.V, x.own(&u), u.Vals, uf, &ub)
+	kc, kv, _ := x.split(&u)
+	w := p.FactorWeights(kc, x.rel.Counts, x.head)
+	for q, j := range kc {
+		if w[q] == 0 {
+			continue
+		}
+		uc := make([]float64, o.Rank)
+		e := p.ItemTerm(uf, uc, kv[q], mu, x.rel.ItemBias[j], ub)
+		shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(x.rel.ItemIDs[j])+len(u.ID)+16+8*len(uc))
+		emit(x.rel.ItemIDs[j], itemTerm{User: u.ID, W: w[q], E: e, U: uc})
+	}
+	return nil
+}
+
+// releaseBytes is the payload size of a release.
+func releaseBytes(rel *release) int {
+	n := 8 * (len(rel.Counts) + len(rel.ItemBias) + len(rel.BiasSums) + len(rel.V) + 1)
+	for _, id := range rel.ItemIDs {
+		n += len(id)
+	}
+	return n
+}
+
+// fitModel is the part of a Result a user's fit reads.
+func fitModel(rel *release, mu float64, o userdp.Options) *userdp.Result {
+	return &userdp.Result{
+		Rank: o.Rank, Mu: mu, ItemIDs: rel.ItemIDs, ItemBias: rel.ItemBias, V: rel.V, Counts: rel.Counts,
+		TailBias: rel.TailBias, Min: o.Min, Max: o.Max,
+		UserLambda: o.UserLambda, UserBiasLambda: o.UserBiasLambda, UserLambdaPerRating: o.UserLambdaPerRating,
+	}
+}
+
+// itemStepFn releases an item's factor row at step Step from its users'
+// terms.
+type itemStepFn struct {
+	Base
+	Step int
+
+	rel    *relIndex
+	solver *userdp.Solver
+}
+
+func (f *itemStepFn) ProcessElement(item string, next func(*itemTerm) bool, side func(*sums) bool, relSide func(*release) bool, emit func(itemRow)) error {
+	p, _, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	x, err := sideRelease(&f.rel, p, relSide)
+	if err != nil {
+		return err
+	}
+	if f.solver == nil {
+		f.solver = p.NewSolver()
+	}
+	r := p.Options().Rank
+	ts := collect(next)
+	byUser(ts, func(t *itemTerm) string { return t.User })
+	g, h := make([]float64, r*r), make([]float64, r)
+	for _, t := range ts {
+		userdp.AddItemTerm(g, h, t.W, t.E, t.U)
+	}
+	row := make([]float64, r)
+	p.ReleaseItem(f.solver, f.Step, item, x.rel.Counts[x.index[item]], g, h, row)
+	emit(itemRow{Item: item, Row: row})
+	return nil
+}
+
+// stepFn puts step Step's rows into V (head items without a term get
+// their noise alone) and normalizes it.
+type stepFn struct {
+	Base
+	Step int
+}
+
+func (f *stepFn) ProcessElement(ctx context.Context, rel release, side func(*sums) bool, rows func(*itemRow) bool, emit func(release)) error {
+	p, _, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	r := p.Options().Rank
+	if r == 0 {
+		emit(rel)
+		return nil
+	}
+	got := map[string][]float64{}
+	for _, row := range collect(rows) {
+		got[row.Item] = row.Row
+	}
+	head := p.Head(rel.Counts)
+	v := slices.Clone(rel.V)
+	var s *userdp.Solver
+	for j, id := range rel.ItemIDs {
+		if !head[j] {
+			continue
+		}
+		if row, ok := got[id]; ok {
+			copy(v[j*r:(j+1)*r], row)
+			continue
+		}
+		if s == nil {
+			s = p.NewSolver()
+		}
+		p.ReleaseItem(s, f.Step, id, rel.Counts[j], make([]float64, r*r), make([]float64, r), v[j*r:(j+1)*r])
+	}
+	userdp.NormalizeRows(v, r, head)
+	rel.V = v
+	shuffled(ctx, "release broadcast (side input, per step)", releaseBytes(&rel))
+	emit(rel)
+	return nil
+}
+
+// writeFn writes the release as a dpmc model file, with the privacy
+// report, to Save (a local path, written atomically, or any path Beam's
+// file systems know, such as gs://…).
+type writeFn struct {
+	Base
+	Save  string
+	Force bool
+}
+
+func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*sums) bool) error {
+	p, mu, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	j, _ := f.decode()
+	o := p.Options()
+	res := fitModel(&rel, mu, o)
+	res.Report = p.Report()
+	m, err := model.FromUserLevel(res, j.Opts)
+	if err != nil {
+		return fmt.Errorf("pipeline: --save: %w", err)
+	}
+	if !strings.Contains(f.Save, "://") {
+		return m.Save(f.Save, f.Force)
+	}
+	fs, err := filesystem.New(ctx, f.Save)
+	if err != nil {
+		return fmt.Errorf("pipeline: --save: %w", err)
+	}
+	defer fs.Close()
+	w, err := fs.OpenWrite(ctx, f.Save)
+	if err != nil {
+		return fmt.Errorf("pipeline: --save: %w", err)
+	}
+	if err := m.Write(w); err != nil {
+		w.Close()
+		return fmt.Errorf("pipeline: --save: %w", err)
+	}
+	return w.Close()
+}
+
+func init() {
+	// Generic registration: the SDK calls the DoFns, emitters and
+	// iterators without reflection.
+	register.DoFn3x1[context.Context, string, func(string, rating), error](&readFn{})
+	register.DoFn3x1[string, func(*rating) bool, func(userRec), error](&prepareFn{})
+	register.DoFn3x1[context.Context, userRec, func(meanTerm), error](&meanTermFn{})
+	register.Function3x0(meanFn)
+	register.DoFn3x1[context.Context, userRec, func(string, weighted), error](&countTermFn{})
+	register.DoFn4x1[string, func(*weighted) bool, func(*sums) bool, func(itemValue), error](&countFn{})
+	register.DoFn4x1[[]byte, func(*sums) bool, func(*itemValue) bool, func(release), error](&selectFn{})
+	register.DoFn6x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, weighted), func(weighted), error](&userBiasFn{})
+	register.DoFn5x1[string, func(*weighted) bool, func(*sums) bool, func(*release) bool, func(itemValue), error](&biasFn{})
+	register.DoFn5x1[release, func(*sums) bool, func(*itemValue) bool, func(*weighted) bool, func(release), error](&assembleFn{})
+	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(startTerm), error](&startTermFn{})
+	register.DoFn4x1[release, func(*sums) bool, func(*startTerm) bool, func(release), error](&startFn{})
+	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, itemTerm), error](&userStepFn{})
+	register.DoFn5x1[string, func(*itemTerm) bool, func(*sums) bool, func(*release) bool, func(itemRow), error](&itemStepFn{})
+	register.DoFn5x1[context.Context, release, func(*sums) bool, func(*itemRow) bool, func(release), error](&stepFn{})
+	register.DoFn3x1[context.Context, release, func(*sums) bool, error](&writeFn{})
+
+	register.Emitter2[string, rating]()
+	register.Emitter2[string, weighted]()
+	register.Emitter2[string, itemTerm]()
+	register.Emitter1[userRec]()
+	register.Emitter1[meanTerm]()
+	register.Emitter1[sums]()
+	register.Emitter1[weighted]()
+	register.Emitter1[itemValue]()
+	register.Emitter1[release]()
+	register.Emitter1[startTerm]()
+	register.Emitter1[itemRow]()
+
+	register.Iter1[rating]()
+	register.Iter1[meanTerm]()
+	register.Iter1[weighted]()
+	register.Iter1[sums]()
+	register.Iter1[itemValue]()
+	register.Iter1[release]()
+	register.Iter1[startTerm]()
+	register.Iter1[itemTerm]()
+	register.Iter1[itemRow]()
+}

@@ -1,0 +1,209 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/userdp"
+)
+
+// Config is one run of the pipeline.
+type Config struct {
+	// Files are the ratings files, read in parallel, one per worker task
+	// (shard a large data set into many files). A local path may be a
+	// glob; other paths (gs://…, s3://…) are passed to Beam's file
+	// systems as they are. A user's ratings may span files; a (user,
+	// item) pair may occur once in all of them.
+	Files []string
+	// Read says how to parse them (ratings.Options: format, columns,
+	// header, range). Format must not be FormatAuto by the time Build
+	// runs: Resolve detects it, and the range, from the first file.
+	Read ratings.Options
+	// Options are the training options, as for userdp.Train
+	// (userdp.Defaults on Read's range and the overrides). NoNoise is not
+	// supported.
+	Options userdp.Options
+	// Save is where the model file goes (required).
+	Save string
+	// Force overwrites an existing Save.
+	Force bool
+	// Key is the secret noise key of an unseeded run (32 bytes); Build
+	// draws it from crypto/rand when it is empty. Ignored when seeded.
+	Key []byte
+}
+
+// ErrConfig is wrapped by every error about a bad Config.
+var ErrConfig = errors.New("bad pipeline configuration")
+
+// Resolve expands local globs in c.Files and, when c.Read.Format is
+// FormatAuto, detects the format and the rating range from the first
+// lines of the first file (ratings.Read on its first 64 KiB, cut at a
+// line end), so that every worker parses every file the same way and the
+// privacy plan's rating range is fixed before any data is read. It
+// returns the detected range, for userdp.Defaults.
+func Resolve(c *Config) (lo, hi float64, err error) {
+	if len(c.Files) == 0 {
+		return 0, 0, fmt.Errorf("pipeline: %w: no ratings file (--data)", ErrConfig)
+	}
+	var files []string
+	for _, f := range c.Files {
+		if strings.Contains(f, "://") {
+			files = append(files, f)
+			continue
+		}
+		m, err := filepath.Glob(f)
+		if err != nil {
+			return 0, 0, fmt.Errorf("pipeline: %w: --data %s: %w", ErrConfig, f, err)
+		}
+		if len(m) == 0 {
+			return 0, 0, fmt.Errorf("pipeline: %w: --data %s: no such file", ErrConfig, f)
+		}
+		for _, p := range m {
+			if abs, err := filepath.Abs(p); err == nil {
+				p = abs
+			}
+			files = append(files, p)
+		}
+	}
+	c.Files = files
+	if c.Read.Format != ratings.FormatAuto && (c.Read.Min != 0 || c.Read.Max != 0) {
+		return c.Read.Min, c.Read.Max, nil
+	}
+	if c.Read.Format != ratings.FormatAuto {
+		lo, hi = c.Read.Format.DefaultRange()
+		return lo, hi, nil
+	}
+	if strings.Contains(files[0], "://") {
+		return 0, 0, fmt.Errorf("pipeline: %w: give --format for remote files (detection reads local files only)", ErrConfig)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		return 0, 0, fmt.Errorf("pipeline: --data: %w", err)
+	}
+	defer f.Close()
+	head, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return 0, 0, fmt.Errorf("pipeline: --data: %w", err)
+	}
+	if len(head) == 64<<10 {
+		if k := bytes.LastIndexByte(head, '\n'); k >= 0 {
+			head = head[:k+1]
+		}
+	}
+	d, err := ratings.Read(bytes.NewReader(head), files[0], c.Read)
+	if err != nil {
+		return 0, 0, err
+	}
+	c.Read.Format = d.Format
+	c.Read.Min, c.Read.Max = d.Min, d.Max
+	return d.Min, d.Max, nil
+}
+
+// Build adds the pipeline to s. The privacy plan is checked here
+// (userdp.NewPlan), before any data is read.
+func Build(s beam.Scope, c *Config) error {
+	o := c.Options
+	if o.NoNoise {
+		return fmt.Errorf("pipeline: %w: the non-private baseline (no noise) is not supported; use dpmc train", ErrConfig)
+	}
+	if c.Save == "" {
+		return fmt.Errorf("pipeline: %w: no model file (--save)", ErrConfig)
+	}
+	if c.Read.Format == ratings.FormatAuto {
+		return fmt.Errorf("pipeline: %w: the format is not resolved (call Resolve)", ErrConfig)
+	}
+	if _, err := userdp.NewPlan(o); err != nil {
+		return err
+	}
+	o.Progress = nil
+	j := &job{Opts: o, Read: c.Read}
+	if !o.Seeded {
+		if len(c.Key) == 0 {
+			c.Key = make([]byte, 32)
+			rand.Read(c.Key)
+		}
+		if len(c.Key) != 32 {
+			return fmt.Errorf("pipeline: %w: the noise key has %d bytes, want 32", ErrConfig, len(c.Key))
+		}
+		j.Key = c.Key
+	}
+	enc, err := j.encode()
+	if err != nil {
+		return err
+	}
+	b := Base{Job: enc}
+	files := make([]any, len(c.Files))
+	for k, f := range c.Files {
+		files[k] = f
+	}
+	byUser := beam.GroupByKey(s, beam.ParDo(s.Scope("read"), &readFn{b}, beam.Create(s, files...)))
+	users := beam.ParDo(s.Scope("prepare users"), &prepareFn{Base: b}, byUser)
+
+	// Global mean and number of users: the plan's first release.
+	one := beam.Impulse(s)
+	meanTerms := beam.ParDo(s.Scope("user mean terms"), &meanTermFn{Base: b}, users)
+	sum := beam.ParDo(s.Scope("mean sums"), meanFn, one, beam.SideInput{Input: meanTerms})
+	g := beam.SideInput{Input: sum}
+
+	// Item counts and selection.
+	countTerms := beam.GroupByKey(s, beam.ParDo(s.Scope("user count terms"), &countTermFn{Base: b}, users))
+	counts := beam.ParDo(s.Scope("release counts"), &countFn{b}, countTerms, g)
+	rel := beam.ParDo(s.Scope("select items"), &selectFn{b}, one, g, beam.SideInput{Input: counts})
+
+	// Item biases and the tail.
+	itemTerms, tailTerms := beam.ParDo2(s.Scope("user bias terms"), &userBiasFn{Base: b}, users, g, beam.SideInput{Input: rel})
+	biases := beam.ParDo(s.Scope("release biases"), &biasFn{Base: b}, beam.GroupByKey(s, itemTerms), g, beam.SideInput{Input: rel})
+	rel = beam.ParDo(s.Scope("assemble biases"), &assembleFn{b}, rel, g, beam.SideInput{Input: biases}, beam.SideInput{Input: tailTerms})
+
+	// Factors: the start, then Iters ALS steps, unrolled. Whether factors
+	// are released depends on the noisy number of users (AutoFactors):
+	// the factor stages pass the release through when they are not.
+	if o.Rank > 0 {
+		st := beam.ParDo(s.Scope("user start terms"), &startTermFn{Base: b}, users, g, beam.SideInput{Input: rel})
+		rel = beam.ParDo(s.Scope("release start"), &startFn{b}, rel, g, beam.SideInput{Input: st})
+		for step := range o.Iters {
+			sc := s.Scope(fmt.Sprintf("ALS step %d", step+1))
+			terms := beam.ParDo(sc, &userStepFn{Base: b, Step: step}, users, g, beam.SideInput{Input: rel})
+			rows := beam.ParDo(sc, &itemStepFn{Base: b, Step: step}, beam.GroupByKey(sc, terms), g, beam.SideInput{Input: rel})
+			rel = beam.ParDo(sc, &stepFn{Base: b, Step: step}, rel, g, beam.SideInput{Input: rows})
+		}
+	}
+	beam.ParDo0(s.Scope("write model"), &writeFn{Base: b, Save: c.Save, Force: c.Force}, rel, g)
+	return nil
+}
+
+// Run builds the pipeline and runs it on the runner named by Beam's
+// --runner flag (default prism, in process). It returns the shuffle
+// counters ("NAME elements", "NAME bytes": payload bytes of the IDs and
+// numbers sent through each shuffle, summed over the whole run), where
+// the runner reports metrics.
+func Run(ctx context.Context, c *Config) (map[string]int64, error) {
+	p, s := beam.NewPipelineWithRoot()
+	if err := Build(s, c); err != nil {
+		return nil, err
+	}
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline: %w", err)
+	}
+	out := map[string]int64{}
+	if res != nil {
+		for _, cr := range res.Metrics().AllMetrics().Counters() {
+			if cr.Key.Namespace == "dpmc" {
+				out[cr.Key.Name] += cr.Result()
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,244 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
+
+	"github.com/dpmc/dpmc/model"
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/synthetic"
+	"github.com/dpmc/dpmc/userdp"
+)
+
+func TestMain(m *testing.M) {
+	beam.Init()
+	os.Exit(m.Run())
+}
+
+// writeCSV writes a generated data set as a csv ratings file, values in
+// their shortest exact form.
+func writeCSV(t *testing.T, users int, seed uint64) string {
+	t.Helper()
+	d, err := synthetic.DefaultRealistic(users, seed).Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for x := range d.Ratings.All() {
+		fmt.Fprintf(&b, "%s,%s,%s\n", d.Users.ID(int(x.User)), d.Items.ID(int(x.Item)), strconv.FormatFloat(x.Value, 'g', -1, 64))
+	}
+	path := filepath.Join(t.TempDir(), "ratings.csv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runPrism runs the pipeline on Prism and loads the model it wrote.
+func runPrism(t *testing.T, c *Config) *model.Model {
+	t.Helper()
+	c.Save = filepath.Join(t.TempDir(), "model.dpmc")
+	p, s := beam.NewPipelineWithRoot()
+	if err := Build(s, c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prism.Execute(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.Load(c.Save)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// near says whether a and b agree to rel relative to the largest |b|.
+func near(a, b []float64, rel float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	var scale float64
+	for _, x := range b {
+		scale = math.Max(scale, math.Abs(x))
+	}
+	for k := range a {
+		if math.Abs(a[k]-b[k]) > rel*scale {
+			return false
+		}
+	}
+	return true
+}
+
+// The pipeline on Prism releases what userdp.Train releases at the same
+// seed: the same items, counts, biases, tail bias, centre and factors (to
+// 1e-9 relative; in fact bit for bit, since both sum in the canonical
+// user order), and the same privacy report.
+func TestPipelineMatchesTrain(t *testing.T) {
+	type tc struct {
+		name string
+		file string
+		opts func(lo, hi float64, d *ratings.Dataset) userdp.Options
+	}
+	cases := []tc{
+		{"selection, PCA start, 2 steps", "", func(lo, hi float64, _ *ratings.Dataset) userdp.Options {
+			o := userdp.Defaults(30, 1e-6, lo, hi).WithFactors(3, 2, 0.4)
+			o.MaxItemsPerUser, o.HeadItems = 40, 60
+			return o
+		}},
+		{"catalogue, random start", "", func(lo, hi float64, d *ratings.Dataset) userdp.Options {
+			o := userdp.Defaults(30, 1e-6, lo, hi).WithFactors(2, 1, 0.4).WithCatalogue(catalogue(d))
+			o.MaxItemsPerUser, o.HeadItems = 40, 50
+			o.Shares.PCA = 0
+			return o
+		}},
+		{"defaults: factors off by the rule, catalogue", "", func(lo, hi float64, d *ratings.Dataset) userdp.Options {
+			return userdp.Defaults(30, 1e-6, lo, hi).WithCatalogue(catalogue(d))
+		}},
+	}
+	if ml := "../../../shared/data/movielens-100k/u1.base"; fileExists(ml) {
+		cases = append(cases, tc{"MovieLens 100k u1.base", ml, func(lo, hi float64, _ *ratings.Dataset) userdp.Options {
+			return userdp.Defaults(10, 1e-6, lo, hi).WithFactors(4, 2, 0.4)
+		}})
+	} else {
+		t.Log("MovieLens 100k not present (../shared/data): its case is skipped")
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file := c.file
+			if file == "" {
+				file = writeCSV(t, 300, 4)
+			}
+			cfg := &Config{Files: []string{file}}
+			lo, hi, err := Resolve(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := ratings.Load(file, cfg.Read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := c.opts(lo, hi, d)
+			o.Seeded, o.Seed = true, 5
+			cfg.Options = o
+			want, err := userdp.Train(context.Background(), d, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.ItemIDs) < 20 || (o.Rank > 0 && want.Rank > 0 && len(want.V) == 0) {
+				t.Fatalf("degenerate release: %d items", len(want.ItemIDs))
+			}
+			got := runPrism(t, cfg)
+			if !slices.Equal(got.ItemIDs, want.ItemIDs) {
+				t.Fatalf("items: %d released, Train %d", len(got.ItemIDs), len(want.ItemIDs))
+			}
+			if got.Rank != want.Rank || got.Mu != want.Mu || got.TailBias != want.TailBias {
+				t.Errorf("rank, centre, tail bias = %d, %v, %v; Train %d, %v, %v", got.Rank, got.Mu, got.TailBias, want.Rank, want.Mu, want.TailBias)
+			}
+			for _, f := range []struct {
+				name      string
+				got, want []float64
+			}{{"counts", got.Counts, want.Counts}, {"item biases", got.ItemBias, want.ItemBias}, {"V", got.V, want.V}} {
+				if !near(f.got, f.want, 1e-9) {
+					t.Errorf("%s differ from Train's beyond 1e-9 relative", f.name)
+				}
+			}
+			report, err := json.Marshal(want.Report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b bytes.Buffer
+			json.Compact(&a, report)
+			json.Compact(&b, got.Privacy)
+			if a.String() != b.String() {
+				t.Errorf("privacy report differs:\npipeline %s\nTrain    %s", b.String(), a.String())
+			}
+			t.Logf("%d items, rank %d, report: %s", len(got.ItemIDs), got.Rank, want.Report.Factors)
+		})
+	}
+}
+
+// catalogue is two thirds of d's items and one item nobody rated.
+func catalogue(d *ratings.Dataset) []string {
+	var ids []string
+	for j := range d.Items.Len() {
+		if j%3 != 0 {
+			ids = append(ids, d.Items.ID(j))
+		}
+	}
+	return append(ids, "not-rated-by-anyone")
+}
+
+// An unseeded run's noise is a function of its secret key: a re-run (as
+// a retried bundle is) with the same key releases exactly the same model,
+// so no item's noise is ever released twice with two values; another key
+// gives other noise. The key is not in the model file.
+func TestUnseededNoiseFollowsKey(t *testing.T) {
+	file := writeCSV(t, 200, 6)
+	run := func(key byte) []byte {
+		cfg := &Config{Files: []string{file}}
+		lo, hi, err := Resolve(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Options = userdp.Defaults(30, 1e-6, lo, hi).WithFactors(2, 1, 0.4)
+		k := sha256.Sum256([]byte{key})
+		cfg.Key = k[:]
+		m := runPrism(t, cfg)
+		file, err := os.ReadFile(cfg.Save)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(file, k[:8]) || bytes.Contains(file, []byte(hex.EncodeToString(k[:8]))) || bytes.Contains(file, []byte(base64.StdEncoding.EncodeToString(k[:]))) {
+			t.Error("the model file holds the noise key")
+		}
+		b, err := json.Marshal([][]float64{m.Counts, m.ItemBias, m.V})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	a, b, c := run(1), run(1), run(2)
+	if !bytes.Equal(a, b) {
+		t.Error("two runs with one key released different models")
+	}
+	if bytes.Equal(a, c) {
+		t.Error("two keys released the same model")
+	}
+}
+
+// The core module's go.mod and go.sum do not list Beam: only this module
+// pulls its dependency tree.
+func TestCoreModuleHasNoBeam(t *testing.T) {
+	for _, f := range []string{"../../go.mod", "../../go.sum"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(bytes.ToLower(b), []byte("beam")) {
+			t.Errorf("%s mentions beam", f)
+		}
+		if !bytes.Contains(b, []byte("gonum.org/v1/gonum")) {
+			t.Errorf("%s does not look like the core module's", f)
+		}
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,375 @@
+package userdp
+
+import (
+	"cmp"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/dpmc/dpmc/discrete"
+	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/rng"
+)
+
+// Plan is one run's privacy plan: the options, the calibrated noise of
+// every release and the report. It is fixed by the options at NewPlan and
+// by the released number of users at Decide, never by the data or by how
+// often a computation runs, so every implementation that builds the same
+// Plan (Train on one machine, the Beam pipeline of the separate module
+// github.com/dpmc/dpmc/beam on many) spends the same budget and reports
+// the same guarantee.
+//
+// A Plan's methods are the building blocks of the pipeline: per user
+// (Subset, UserMean, UserBias, FactorWeights, StartTerms, ItemTerm, and a
+// Solver's FoldIn) and per item or global (ReleaseMean, ReleaseCount,
+// Selected, ReleaseBias, ReleaseTail, Head, ReleaseStart, ReleaseItem,
+// NormalizeRows). The noise of a release is keyed by (phase, step, ID), so
+// an item's or a user's draw depends on nothing but the seed or secret
+// key and its own ID. Sums over users must run in the canonical order of
+// the user IDs (CompareIDs), and each user's ratings in the canonical
+// order of the item IDs: then float rounding, and so every decision, is
+// the same whatever the partitioning. Train does exactly that.
+//
+// After NewPlan, a Plan's methods other than SetKey, ReleaseMean (which
+// records the centre's origin in the report) and Decide only read it:
+// once those have run, they are safe for concurrent use.
+type Plan struct {
+	opts    Options
+	mu      float64 // the GDP parameter of the whole run
+	report  *Report
+	noise   noiseScales
+	key     *[32]byte
+	decided bool
+}
+
+// noiseScales are the σ of every release, 0 without noise.
+type noiseScales struct {
+	meanSum, meanCount, counts, biases, gram, rhs, pca noiser
+}
+
+// NewPlan validates opts and calibrates the first releases (the global
+// mean's sum and the number of users). It returns an error wrapping
+// ErrParam, naming the option, for invalid options.
+func NewPlan(opts Options) (*Plan, error) {
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	p := &Plan{opts: opts}
+	if err := p.plan(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Decide applies the AutoFactors rule to the released number of users
+// (ReleaseMean's second result) and calibrates the remaining releases.
+// It must be called once, before any method that releases counts, biases
+// or factors; a second call returns an error.
+func (p *Plan) Decide(users float64) error {
+	if p.decided {
+		return errors.New("userdp: Plan.Decide called twice")
+	}
+	p.decided = true
+	p.decideFactors(users)
+	return p.planRest()
+}
+
+// Options returns the plan's options; after Decide they hold the factor
+// decision (Rank 0 when AutoFactors switched factors off) and the shares
+// it moved.
+func (p *Plan) Options() Options { return p.opts }
+
+// Report returns the privacy report; it is complete after Decide.
+func (p *Plan) Report() *Report { return p.report }
+
+// SetKey makes the noise of an unseeded plan a deterministic function of
+// the secret key and the release's (phase, step, ID): a ChaCha8 stream
+// keyed by HMAC-SHA-256(key, stream name). Without a key an unseeded plan
+// draws every release from crypto/rand. The key must come from
+// crypto/rand and stay secret: whoever holds it can remove the noise. A
+// distributed run sets one key at launch, so that a re-executed bundle
+// draws exactly the noise it drew the first time. Seeded plans ignore the
+// key.
+func (p *Plan) SetKey(key [32]byte) { p.key = &key }
+
+// phase tags of the random streams derived from (seed, phase, row).
+const (
+	phaseSubset = iota + 1
+	phaseMean
+	phaseCounts
+	phaseBias
+	phaseStart
+	phaseGram
+	phaseRHS
+	phasePCA
+	phaseTail
+)
+
+// streamName is the name of the stream of (phase, step, id): a domain
+// tag, the phase and step as 8 bytes each, then the user's or item's
+// external ID (last, so the encoding is unambiguous).
+func streamName(phase, step int, id string) []byte {
+	b := make([]byte, 0, len(streamDomain)+16+len(id))
+	b = append(b, streamDomain...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(phase))
+	b = binary.LittleEndian.AppendUint64(b, uint64(step))
+	return append(b, id...)
+}
+
+const streamDomain = "dpmc/userdp/v1"
+
+// streamKey is the seeded stream of (phase, step, id): the first 8 bytes
+// of SHA-256 over its name. Keying by ID rather than by position makes
+// the noise of an item independent of the file's order, so that any
+// implementation that knows the IDs (a distributed one, say) draws the
+// same noise.
+func streamKey(phase, step int, id string) uint64 {
+	sum := sha256.Sum256(streamName(phase, step, id))
+	return binary.LittleEndian.Uint64(sum[:])
+}
+
+// rand returns the generator of (phase, step, id): a derived stream when
+// seeded, a stream keyed by the secret key when one is set, crypto/rand
+// otherwise.
+func (p *Plan) rand(phase, step int, id string) *rand.Rand {
+	switch {
+	case p.opts.Seeded:
+		return rng.Stream(p.opts.Seed, streamKey(phase, step, id))
+	case p.key != nil:
+		m := hmac.New(sha256.New, p.key[:])
+		m.Write(streamName(phase, step, id))
+		var k [32]byte
+		m.Sum(k[:0])
+		return rand.New(rand.NewChaCha8(k))
+	}
+	return rng.Crypto()
+}
+
+// CompareIDs orders user and item IDs canonically: integers numerically
+// first (equal numbers, such as "7" and "07", by their text), then the
+// rest lexicographically. It is a total order on distinct strings.
+func CompareIDs(a, b string) int {
+	ia, ea := strconv.ParseInt(a, 10, 64)
+	ib, eb := strconv.ParseInt(b, 10, 64)
+	switch {
+	case ea == nil && eb == nil:
+		if c := cmp.Compare(ia, ib); c != 0 {
+			return c
+		}
+	case ea == nil:
+		return -1
+	case eb == nil:
+		return 1
+	}
+	return cmp.Compare(a, b)
+}
+
+// plan starts the report and calibrates the first releases (the global
+// mean's sum and the number of users) to the target; planRest does the
+// others once the factor decision is made.
+func (p *Plan) plan() error {
+	o := &p.opts
+	r := &Report{Unit: "user", Mode: "user", NoNoise: o.NoNoise, Epsilon: o.Epsilon, Delta: o.Delta, Sampler: o.Sampler.String()}
+	p.report = r
+	if o.Items != nil {
+		r.Items = fmt.Sprintf("public catalogue of %d items (--items)", len(o.Items))
+	} else {
+		r.Items = "private selection: an item is released only if its noisy weighted count clears the threshold"
+	}
+	if o.NoNoise {
+		r.Guarantee = "none: the pipeline ran without noise (a non-private baseline)"
+		r.Factors = fmt.Sprintf("rank %d", o.Rank)
+		r.Sampler = ""
+		return nil
+	}
+	deltaGDP := o.Delta
+	if o.Items == nil {
+		r.SelectionDelta = o.Delta * o.SelectionDelta
+		deltaGDP = o.Delta - selectionCost(r.SelectionDelta)
+	}
+	if o.Sampler == SamplerDiscrete {
+		// Every release is ρᵢ-zCDP with ρᵢ = μᵢ²/2, μᵢ = Δ₂′/σ: shares of
+		// μ² are shares of ρ, so μ = √(2ρ) plays the part of the GDP μ.
+		rho, err := RhoFor(o.Epsilon, deltaGDP)
+		if err != nil {
+			return err
+		}
+		p.mu = math.Sqrt(2 * rho)
+	} else {
+		mu, err := MuFor(o.Epsilon, deltaGDP)
+		if err != nil {
+			return err
+		}
+		p.mu = mu
+	}
+	B0 := (o.Max - o.Min) / 2
+	s := o.Shares
+	var err error
+	if math.IsNaN(o.Center) {
+		if p.noise.meanSum, err = p.calibrate("global mean: sum of users' mean ratings minus the scale's midpoint", B0, 1, s.Mean/2, 1); err != nil {
+			return err
+		}
+		p.noise.meanCount, err = p.calibrate("number of users", 1, 1, s.Mean/2, 1)
+	} else {
+		p.noise.meanCount, err = p.calibrate("number of users", 1, 1, s.Mean, 1)
+	}
+	return err
+}
+
+// noiser draws the noise of one release: σ·N(0, 1) in floating point, or
+// the statistic rounded to the grid γℤ plus γ times an exact discrete
+// Gaussian integer.
+type noiser struct {
+	sigma float64            // the noise standard deviation, statistic units
+	d     *discrete.Gaussian // nil: the float sampler
+}
+
+// add returns x plus one draw of the noise from r.
+func (z noiser) add(x float64, r *rand.Rand) float64 {
+	if z.d == nil {
+		return x + z.sigma*r.NormFloat64()
+	}
+	return z.d.AddTo(x, r)
+}
+
+// calibrate sets the noise of a release of ℓ2 sensitivity l2 over at most
+// coords coordinates that one user can change, made times times with the
+// given share of μ² (times·(Δ₂/σ)² = share·μ²), and lists it in the
+// report. With the discrete sampler the statistic is rounded to the grid
+// γℤ, which can move each changed coordinate by up to γ more, so the
+// release is calibrated and reported at Δ₂′ = Δ₂ + γ·√coords
+// (discrete.RoundedSensitivity); γ is about 2⁻²⁸σ, so Δ₂′/Δ₂ − 1 is
+// negligible, but it is accounted.
+func (p *Plan) calibrate(name string, l2 float64, coords int, share float64, times int) (noiser, error) {
+	sigmaFor := func(l2 float64) float64 { return l2 * math.Sqrt(float64(times)/(share*p.mu*p.mu)) }
+	sigma := sigmaFor(l2)
+	if p.opts.Sampler == SamplerFloat {
+		p.report.Releases = append(p.report.Releases, Release{Name: name, L2: l2, Sigma: sigma, Times: times})
+		return noiser{sigma: sigma}, nil
+	}
+	// γ depends on σ and σ on Δ₂′: raise σ until its grid's rounding cost
+	// is covered (γ only grows with σ, so this settles at once).
+	l2r := l2
+	for range 8 {
+		d, err := discrete.NewGaussian(sigma)
+		if err != nil {
+			return noiser{}, fmt.Errorf("userdp: %s: %w", name, err)
+		}
+		sens, err := discrete.RoundedSensitivity(mechanism.Sensitivity{L2: l2}, coords, d.Granularity())
+		if err != nil {
+			return noiser{}, fmt.Errorf("userdp: %s: %w", name, err)
+		}
+		if sens.L2 <= l2r && d.Sigma() >= sigmaFor(l2r) {
+			p.report.Releases = append(p.report.Releases, Release{Name: name, L2: l2r, Sigma: d.Sigma(), Times: times, Grid: d.Granularity()})
+			return noiser{sigma: d.Sigma(), d: d}, nil
+		}
+		l2r = sens.L2
+		sigma = sigmaFor(l2r)
+	}
+	return noiser{}, fmt.Errorf("userdp: %s: the discrete noise's grid did not settle", name)
+}
+
+// decideFactors applies the AutoFactors rule to the released number of
+// users: without factors, their share goes to the item biases.
+func (p *Plan) decideFactors(users float64) {
+	o := &p.opts
+	r := p.report
+	if o.Rank == 0 {
+		r.Factors = "none (rank 0)"
+		return
+	}
+	if !o.AutoFactors || o.NoNoise {
+		r.Factors = fmt.Sprintf("rank %d", o.Rank)
+		return
+	}
+	score := users * o.Epsilon
+	if score >= o.AutoFactorThreshold {
+		r.Factors = fmt.Sprintf("rank %d: released users × ε = %.0f × %g ≥ %g", o.Rank, users, o.Epsilon, o.AutoFactorThreshold)
+		return
+	}
+	o.Rank = 0
+	// Under private selection part of it (Defaults: half) goes to the
+	// counts: with few users, how many items clear the threshold limits
+	// the model more than the noise of their biases.
+	c := o.Shares.CountsWithoutFactors
+	switch c {
+	case 0:
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item biases", users, o.Epsilon, o.AutoFactorThreshold)
+	case 0.5:
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts and biases (half each)", users, o.Epsilon, o.AutoFactorThreshold)
+	default:
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts (%.3g of it) and biases", users, o.Epsilon, o.AutoFactorThreshold, c)
+	}
+	o.Shares.Counts += c * o.Shares.Factors
+	o.Shares.Biases += (1 - c) * o.Shares.Factors
+	o.Shares.Factors = 0
+}
+
+// planRest calibrates the releases after the number of users.
+func (p *Plan) planRest() error {
+	o := &p.opts
+	r := p.report
+	if o.NoNoise {
+		return nil
+	}
+	s := o.Shares
+	k := o.MaxItemsPerUser
+	var err error
+	if p.noise.counts, err = p.calibrate("item counts (weights 1/√n per user)", 1, k, s.Counts, 1); err != nil {
+		return err
+	}
+	biasName, biasCoords := "item bias sums", k
+	if o.Items == nil && !o.NoTail {
+		biasName, biasCoords = "item bias sums, and the tail's (items not released) sum and weight", k+2
+	}
+	if p.noise.biases, err = p.calibrate(biasName, o.BiasBound, biasCoords, s.Biases, 1); err != nil {
+		return err
+	}
+	// A user changes at most min(k, HeadItems) head items' entries.
+	h := min(k, o.HeadItems)
+	if o.Rank > 0 && s.PCA > 0 {
+		name := fmt.Sprintf("start: second-moment matrix of weighted residuals over the (at most %d) head items", o.HeadItems)
+		if p.noise.pca, err = p.calibrate(name, o.ResidualBound*o.ResidualBound, h*(h+1)/2, s.Factors*s.PCA, 1); err != nil {
+			return err
+		}
+	}
+	if o.Rank > 0 && o.Iters > 0 {
+		c := o.ClipNorm
+		als := s.Factors * (1 - s.PCA)
+		rk := o.Rank
+		if p.noise.gram, err = p.calibrate("item Gram matrices Σ w·ũũᵀ, per ALS step", c*c, h*rk*(rk+1)/2, als*s.Gram, o.Iters); err != nil {
+			return err
+		}
+		if p.noise.rhs, err = p.calibrate("item right-hand sides Σ w·r̃·ũ, per ALS step", o.ResidualBound*c, h*rk, als*(1-s.Gram), o.Iters); err != nil {
+			return err
+		}
+	}
+	if o.Items == nil {
+		r.Threshold = SelectionThreshold(p.noise.counts.sigma, o.MaxItemsPerUser, r.SelectionDelta)
+		if d := p.noise.counts.d; d != nil {
+			// A lone user's count 1/√n rounds up by at most γ/2, and a
+			// discrete Gaussian's tail P[K ≥ m] is at most the normal's
+			// P[N(0, σ_K²) ≥ m − 1] (Poisson summation), so raising the
+			// threshold by 2γ keeps δ_sel.
+			r.Threshold += 2 * d.Granularity()
+		}
+	}
+	r.finish()
+	what := "item list, global mean, number of users, noisy item counts, item biases"
+	if o.Items == nil && !o.NoTail {
+		what += ", tail bias"
+	}
+	if o.Rank > 0 {
+		what += ", item factors"
+	}
+	r.Guarantee = "user-level (ε, δ)-DP of everything released: " + what + " (billboard model: each user's bias, factor and predictions are computed from the release and the user's own ratings, so they are joint-DP)"
+	if o.Seeded {
+		r.Guarantee = "NONE in this run: the noise is seeded (reproducible), so anyone with the seed can remove it; unseeded runs give " + r.Guarantee
+	}
+	return nil
+}

@@ -1,0 +1,506 @@
+package userdp
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/dpmc/dpmc/internal/dense"
+	"gonum.org/v1/gonum/mat"
+)
+
+// This file holds the pipeline's building blocks, shared by Train and the
+// Beam pipeline (module github.com/dpmc/dpmc/beam). Per-user blocks see
+// one user's data only; per-item and global blocks see released or
+// summed statistics. See Plan for the ordering rules that make any
+// partitioning give Train's numbers bit for bit.
+
+// Subset returns the positions, ascending, of the n ratings (in the
+// canonical order of their item IDs) that user id contributes: all of
+// them (nil) when n ≤ MaxItemsPerUser or without noise, else a uniform
+// random MaxItemsPerUser-subset drawn from the stream of the user's ID.
+func (p *Plan) Subset(id string, n int) []int {
+	k := p.opts.MaxItemsPerUser
+	if p.opts.NoNoise || n <= k {
+		return nil
+	}
+	// A partial Fisher–Yates shuffle of positions, then sorted so the
+	// user's list stays ordered.
+	r := p.rand(phaseSubset, 0, id)
+	pos := make([]int, n)
+	for q := range pos {
+		pos[q] = q
+	}
+	for q := range k {
+		s := q + r.IntN(n-q)
+		pos[q], pos[s] = pos[s], pos[q]
+	}
+	pos = pos[:k]
+	slices.Sort(pos)
+	return pos
+}
+
+// MeanSums are the sums behind the global mean: Sum of the users' mean
+// contributed ratings minus the scale's midpoint, Users the number of
+// users with a contributed rating, Total and Ratings the sum and number
+// of their contributed ratings (used without noise only).
+type MeanSums struct {
+	Sum, Users, Total, Ratings float64
+}
+
+// Add adds t to s. Added in the canonical order of the user IDs, the
+// sums are the same whatever the partitioning.
+func (s *MeanSums) Add(t MeanSums) {
+	s.Sum += t.Sum
+	s.Users += t.Users
+	s.Total += t.Total
+	s.Ratings += t.Ratings
+}
+
+// UserMean returns one user's terms of the global mean from the user's
+// contributed ratings (zero for none).
+func (p *Plan) UserMean(contributed []float64) MeanSums {
+	if len(contributed) == 0 {
+		return MeanSums{}
+	}
+	var s float64
+	for _, v := range contributed {
+		s += v
+	}
+	n := float64(len(contributed))
+	return MeanSums{Sum: s/n - (p.opts.Min+p.opts.Max)/2, Users: 1, Total: s, Ratings: n}
+}
+
+// ReleaseMean releases the number of users and the global centre from
+// the summed terms: a public centre, the exact mean without noise, or a
+// noisy mean of the users' mean ratings. It returns the centre, in
+// rating units, and the released number of users, which Decide takes. It
+// records the centre's origin in the report.
+func (p *Plan) ReleaseMean(s MeanSums) (mu, users float64) {
+	o := &p.opts
+	mid := (o.Min + o.Max) / 2
+	n := s.Users
+	if o.NoNoise {
+		p.report.Center = "mean rating of the training data (no noise)"
+		if !math.IsNaN(o.Center) {
+			p.report.Center = fmt.Sprintf("public centre %g (--center)", o.Center)
+			return o.Center, n
+		}
+		return s.Total / math.Max(s.Ratings, 1), n
+	}
+	r := p.rand(phaseMean, 0, "")
+	n = p.noise.meanCount.add(n, r)
+	if !math.IsNaN(o.Center) {
+		p.report.Center = fmt.Sprintf("public centre %g (--center)", o.Center)
+		return o.Center, n
+	}
+	sum := p.noise.meanSum.add(s.Sum, r)
+	p.report.Center = "noisy mean of the users' mean ratings"
+	mu = mid + sum/math.Max(n, 1)
+	return math.Min(math.Max(mu, o.Min), o.Max), n
+}
+
+// CountWeight is the weight a user with n contributed ratings adds to
+// the count of each: 1/√n (1 without noise), so the user's count vector
+// has ℓ2 norm 1.
+func (p *Plan) CountWeight(n int) float64 {
+	if p.opts.NoNoise {
+		return 1
+	}
+	return 1 / math.Sqrt(float64(n))
+}
+
+// ReleaseCount returns the released weighted count of item id from the
+// sum of its users' CountWeights (the sum itself without noise).
+func (p *Plan) ReleaseCount(id string, sum float64) float64 {
+	if p.opts.NoNoise {
+		return sum
+	}
+	return p.noise.counts.add(sum, p.rand(phaseCounts, 0, id))
+}
+
+// Selected says whether an item with the released count is released:
+// every catalogue item; else only an item some contributed rating reaches
+// (present) whose count clears the selection threshold (every present
+// item without noise). An item that exists only through uncontributed
+// ratings has count 0, not the 1/√n that δ_sel's bound covers.
+func (p *Plan) Selected(count float64, present bool) bool {
+	switch {
+	case p.opts.Items != nil:
+		return true
+	case !present:
+		return false
+	case !p.opts.NoNoise && count < p.report.Threshold:
+		return false
+	}
+	return true
+}
+
+// SplitReleased splits a user's contributed ratings (items as candidate
+// labels, vals) by the released index toModel gives each item (−1: not
+// released): the released ones, relabelled, and the values of the rest,
+// which feed the tail bias.
+func SplitReleased(items []int32, vals []float64, toModel func(int32) int32) (kept []int32, kv, tail []float64) {
+	kept = make([]int32, 0, len(items))
+	kv = make([]float64, 0, len(items))
+	for p, c := range items {
+		if m := toModel(c); m >= 0 {
+			kept = append(kept, m)
+			kv = append(kv, vals[p])
+		} else {
+			tail = append(tail, vals[p])
+		}
+	}
+	return kept, kv, tail
+}
+
+// UserOffset is a user's own shrunk mean deviation from mu, from all the
+// user's ratings of candidate items (own).
+func (p *Plan) UserOffset(own []float64, mu float64) float64 {
+	var s float64
+	for _, v := range own {
+		s += v - mu
+	}
+	return s / (float64(len(own)) + p.opts.UserBiasLambda)
+}
+
+// UserBias computes one user's terms of the item-bias release: for each
+// contributed rating vals[p] of released item items[p], emit(items[p],
+// term, weight) with the weighted clipped deviation from mu and the
+// user's offset beta; and the user's two tail coordinates from the
+// values of the contributed ratings of items that were not released
+// (ok false when the user has no tail term). ncontrib is the user's
+// number of contributed ratings before the split. Without noise the
+// tail is one more item: ts is the sum of the raw deviations and tw
+// their number.
+func (p *Plan) UserBias(mu, beta float64, ncontrib int, items []int32, vals, tail []float64, emit func(j int32, term, weight float64)) (ts, tw float64, ok bool) {
+	o := &p.opts
+	wi := p.CountWeight(ncontrib)
+	for q, j := range items {
+		d := vals[q] - mu - beta
+		if !o.NoNoise {
+			d = math.Min(math.Max(d, -o.BiasBound), o.BiasBound)
+		}
+		emit(j, wi*d, wi)
+	}
+	if len(tail) == 0 {
+		return 0, 0, false
+	}
+	var dm float64
+	for _, v := range tail {
+		dm += v - mu - beta
+	}
+	if o.NoNoise {
+		return dm, float64(len(tail)), true
+	}
+	wt := math.Sqrt(float64(len(tail)) / (2 * float64(ncontrib)))
+	return wt * math.Min(math.Max(dm/float64(len(tail)), -o.BiasBound), o.BiasBound), wt * o.BiasBound, true
+}
+
+// ReleaseBias returns item id's released bias sum and bias from its
+// summed terms and weights (UserBias) and its released count: the noisy
+// sum shrunk by the noisy count; without noise the exact sum and
+// sum/(weight + BiasLambda).
+func (p *Plan) ReleaseBias(id string, sum, weight, count float64) (noisySum, bias float64) {
+	if p.opts.NoNoise {
+		return sum, sum / (weight + p.opts.BiasLambda)
+	}
+	s := p.noise.biases.add(sum, p.rand(phaseBias, 0, id))
+	return s, p.shrinkBias(s, count)
+}
+
+// WithTail says whether the bias release carries the tail coordinates:
+// under private selection unless NoTail.
+func (p *Plan) WithTail() bool { return p.opts.Items == nil && !p.opts.NoTail }
+
+// ReleaseTail releases the tail from the users' summed tail terms
+// (UserBias's ts and tw): the two noisy coordinates and the tail bias.
+func (p *Plan) ReleaseTail(ts, tw float64) (noisyS, noisyW, bias float64) {
+	o := &p.opts
+	if o.NoNoise {
+		return ts, tw, ts / (tw + o.BiasLambda)
+	}
+	r := p.rand(phaseTail, 0, "")
+	ts = p.noise.biases.add(ts, r)
+	tw = p.noise.biases.add(tw, r)
+	return ts, tw, p.shrinkBias(ts, tw/o.BiasBound)
+}
+
+// shrinkBias turns a noisy bias sum s and a noisy weight w into the
+// released bias: the Bayes estimate s·w / (w² + λ_b·w + σ_S²/τ_b²) under
+// a N(0, τ_b²) prior, clipped to ±BiasBound.
+func (p *Plan) shrinkBias(s, w float64) float64 {
+	o := &p.opts
+	w = math.Max(w, 0)
+	shrink := p.noise.biases.sigma * p.noise.biases.sigma / (o.BiasPrior * o.BiasPrior)
+	b := s * w / (w*w + o.BiasLambda*w + shrink)
+	if math.IsNaN(b) { // 0/0: w = 0 with no shrinkage
+		return 0
+	}
+	return math.Min(math.Max(b, -o.BiasBound), o.BiasBound)
+}
+
+// Head marks the released items (by their released counts, in canonical
+// order) that get factors: all of them without noise; else the HeadItems
+// most popular by released count among those whose count reaches
+// TailCount, ties in canonical order. The rest are predicted by biases
+// alone (their factor rows stay zero).
+func (p *Plan) Head(counts []float64) []bool {
+	o := &p.opts
+	head := make([]bool, len(counts))
+	if o.NoNoise {
+		for j := range head {
+			head[j] = true
+		}
+		return head
+	}
+	order := make([]int, 0, len(counts))
+	for j, c := range counts {
+		if c >= o.TailCount && c > 0 {
+			order = append(order, j)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(counts[b], counts[a]) })
+	for _, j := range order[:min(len(order), o.HeadItems)] {
+		head[j] = true
+	}
+	return head
+}
+
+// FactorWeights returns a user's factor-step weight per contributed
+// released rating (items index counts and head): 0 for tail items, else
+// a_j/‖a‖₂ over the user's head items with a_j = 1 (uniform) or
+// max(n̂_j, 1)^(−β) (adaptive); all 1 without noise.
+func (p *Plan) FactorWeights(items []int32, counts []float64, head []bool) []float64 {
+	o := &p.opts
+	w := make([]float64, len(items))
+	if o.NoNoise {
+		for q, j := range items {
+			if head[j] {
+				w[q] = 1
+			}
+		}
+		return w
+	}
+	var ss float64
+	for q, j := range items {
+		if !head[j] {
+			continue
+		}
+		a := 1.0
+		if o.Weights == WeightsAdaptive {
+			a = math.Pow(math.Max(counts[j], 1), -o.AdaptivePower)
+		}
+		w[q] = a
+		ss += a * a
+	}
+	if ss > 0 {
+		inv := 1 / math.Sqrt(ss)
+		for q := range w {
+			w[q] *= inv
+		}
+	}
+	return w
+}
+
+// PCAStart says whether the start is released from the noisy
+// second-moment matrix (StartTerms, ReleaseStart) rather than drawn at
+// random (RandomStart).
+func (p *Plan) PCAStart() bool { return !p.opts.NoNoise && p.noise.pca.sigma != 0 }
+
+// RandomStart fills the head rows of v (rank r, row-major, rows in
+// canonical order of ids) with data-independent starting factors,
+// N(0, 1/r) per entry from each item's stream.
+func (p *Plan) RandomStart(ids []string, head []bool, v []float64) {
+	r := p.opts.Rank
+	for j, h := range head {
+		if !h {
+			continue
+		}
+		rnd := p.rand(phaseStart, 0, ids[j])
+		for k := range r {
+			v[j*r+k] = rnd.NormFloat64() / math.Sqrt(float64(r))
+		}
+	}
+}
+
+// StartTerms appends to idx and z one user's weighted clipped residual
+// vector over the head items: for each contributed released rating
+// vals[q] of item items[q] with weight w[q] > 0 and head position
+// pos[items[q]] ≥ 0, the position and w·clip(x − μ − b_j − β, ±B_r).
+func (p *Plan) StartTerms(mu, beta float64, itemBias []float64, pos []int32, items []int32, vals, w []float64, idx []int32, z []float64) ([]int32, []float64) {
+	o := &p.opts
+	for q, j := range items {
+		k := pos[j]
+		if k < 0 || w[q] == 0 {
+			continue
+		}
+		e := vals[q] - mu - itemBias[j] - beta
+		e = math.Min(math.Max(e, -o.ResidualBound), o.ResidualBound)
+		idx = append(idx, k)
+		z = append(z, w[q]*e)
+	}
+	return idx, z
+}
+
+// AccumulateStart adds z zᵀ (positions idx, from StartTerms) to the lower
+// triangle of the h × h matrix m. Users added in canonical order give
+// the same m whatever the partitioning.
+func AccumulateStart(m []float64, h int, idx []int32, z []float64) {
+	for a, ka := range idx {
+		row := m[int(ka)*h:]
+		za := z[a]
+		for b, kb := range idx {
+			if kb <= ka {
+				row[kb] += za * z[b]
+			}
+		}
+	}
+}
+
+// StartPositions returns the head items (indices, ascending) and each
+// released item's position among them (−1 off the head).
+func StartPositions(head []bool) (cand []int, pos []int32) {
+	pos = make([]int32, len(head))
+	for j, h := range head {
+		pos[j] = -1
+		if h {
+			pos[j] = int32(len(cand))
+			cand = append(cand, j)
+		}
+	}
+	return cand, pos
+}
+
+// ReleaseStart adds the noise to the summed second-moment matrix m over
+// the head items cand (StartPositions; m is overwritten) and fills their
+// rows of v with its top eigenvectors, each scaled by the square root of
+// its eigenvalue (clamped at 0), then NormalizeRows. With fewer head
+// items than the rank, the extra columns stay zero.
+func (p *Plan) ReleaseStart(ids []string, head []bool, cand []int, m, v []float64) error {
+	r := p.opts.Rank
+	h := len(cand)
+	if h == 0 {
+		return nil // no item qualifies: V stays zero, biases only
+	}
+	for a := range h {
+		rnd := p.rand(phasePCA, 0, ids[cand[a]])
+		for b := 0; b <= a; b++ {
+			m[a*h+b] = p.noise.pca.add(m[a*h+b], rnd)
+		}
+	}
+	sym := mat.NewSymDense(h, nil)
+	for a := range h {
+		for b := 0; b <= a; b++ {
+			sym.SetSym(a, b, m[a*h+b])
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(sym, true) {
+		return fmt.Errorf("userdp: eigendecomposition of the start matrix failed")
+	}
+	vals := eig.Values(nil) // ascending
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	for c := range min(r, h) {
+		col := h - 1 - c
+		s := math.Sqrt(math.Max(vals[col], 0))
+		for k, j := range cand {
+			v[j*r+c] = s * vecs.At(k, col)
+		}
+	}
+	NormalizeRows(v, r, head)
+	return nil
+}
+
+// Solver is one worker's scratch space for the r × r solves; nothing in
+// its methods allocates. It is not safe for concurrent use.
+type Solver struct{ ws *workspace }
+
+// NewSolver returns a Solver for the plan's rank.
+func (p *Plan) NewSolver() *Solver { return &Solver{newWorkspace(p.opts.Rank)} }
+
+// FoldIn fits a user's factor u (Rank entries) and bias bu from the model
+// so far (res's Mu, ItemBias, TailBias and ridges, and the factors v) and
+// the user's own ratings: items[p] the released index of the item rated
+// vals[p], or −1. See Result.FoldIn.
+func (s *Solver) FoldIn(res *Result, v []float64, items []int32, vals []float64, u []float64, bu *float64) {
+	s.ws.foldIn(res, v, items, vals, u, bu)
+}
+
+// ItemTerm computes one (user, item) term of an item step: it writes the
+// user's factor u clipped to ‖ũ‖ ≤ ClipNorm into uc and returns the
+// residual x − μ − b_item − b_user clipped to ±ResidualBound. The term
+// adds w·ũũᵀ to the item's Gram matrix and w·e·ũ to its right-hand side
+// (AddItemTerm).
+func (p *Plan) ItemTerm(u, uc []float64, x, mu, itemBias, userBias float64) (e float64) {
+	copy(uc, u)
+	clipNorm(uc, p.opts.ClipNorm)
+	e = x - mu - itemBias - userBias
+	return math.Min(math.Max(e, -p.opts.ResidualBound), p.opts.ResidualBound)
+}
+
+// AddItemTerm adds w·ũũᵀ to the r × r Gram matrix g (lower triangle used)
+// and w·e·ũ to the right-hand side h.
+func AddItemTerm(g, h []float64, w, e float64, uc []float64) {
+	dense.AddOuter(g, len(uc), w, uc)
+	dense.Axpy(h, w*e, uc)
+}
+
+// ReleaseItem adds step's noise to item id's summed Gram matrix g (lower
+// triangle) and right-hand side h (both overwritten) and solves the
+// ridged system for its factor row dst, with λ from its released count.
+func (p *Plan) ReleaseItem(s *Solver, step int, id string, count float64, g, h, dst []float64) {
+	o := &p.opts
+	r := o.Rank
+	rg := p.rand(phaseGram, step, id)
+	for a := range r {
+		for b := 0; b <= a; b++ {
+			g[a*r+b] = p.noise.gram.add(g[a*r+b], rg)
+		}
+	}
+	rh := p.rand(phaseRHS, step, id)
+	for a := range r {
+		h[a] = p.noise.rhs.add(h[a], rh)
+	}
+	sg, sh := p.noise.gram.sigma, p.noise.rhs.sigma
+	lambda := o.Lambda*math.Max(count, 0) + sg*math.Sqrt(float64(r)) + o.NoiseLambda*sh*sh
+	s.ws.solveShifted(g, h, lambda, dst)
+}
+
+// NormalizeRows scales the head rows of v (rank r) so that their root
+// mean square ℓ2 norm is 1. Noise ridges shrink V at every step, and
+// users' ridged fits shrink U in turn, so without this the product
+// collapses toward zero over the steps; uᵀv is unchanged by moving a
+// scale from one side to the other. It is post-processing of the
+// released V.
+func NormalizeRows(v []float64, r int, head []bool) {
+	var ss float64
+	n := 0
+	for j, h := range head {
+		if h {
+			row := v[j*r : (j+1)*r]
+			ss += dense.Dot(row, row)
+			n++
+		}
+	}
+	if n == 0 || !(ss > 0) {
+		return
+	}
+	s := 1 / math.Sqrt(ss/float64(n))
+	for k := range v {
+		v[k] *= s
+	}
+}
+
+// clipNorm scales x to ℓ2 norm ≤ c.
+func clipNorm(x []float64, c float64) {
+	n := math.Sqrt(dense.Dot(x, x))
+	if n > c {
+		s := c / n
+		for k := range x {
+			x[k] *= s
+		}
+	}
+}

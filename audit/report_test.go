@@ -108,7 +108,7 @@ func TestTrainSetups(t *testing.T) {
 		verdict string
 		want    []string
 	}{
-		{user, "PASS", []string{"user mode, the userdp pipeline", "rank 2, a PCA start share 0.5 and 1 ALS step(s)", "accountant:   total (ε, δ) = (2, 1e-06) by μ-GDP", "seed 7 (reproducible)"}},
+		{user, "PASS", []string{"user mode, the userdp pipeline", "rank 2, a PCA start share 0.5 and 1 ALS step(s)", "noise:        discrete Gaussian", "accountant:   total (ε, δ) = (2, 1e-06) by zCDP, ρ = 0.", "seed 7 (reproducible)"}},
 		{paper, NoGuarantee, []string{"paper mode, als", "every run starts from one public V₀", "privacy:      NONE to test"}},
 	} {
 		res, err := Train(ctx, tt.s.Options(100, 2, 0.95))

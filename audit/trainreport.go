@@ -83,8 +83,12 @@ func (r *TrainReport) WriteText(w io.Writer) error {
 		for _, rel := range p.Releases {
 			n += rel.Times
 		}
-		fmt.Fprintf(&b, "noise:        Gaussian, calibrated by userdp to the total (ε, δ) = (%g, %g); %d noisy releases per run (with this run's factor choice)\n", o.Epsilon, o.Delta, n)
-		fmt.Fprintf(&b, "accountant:   total (ε, δ) = (%.6g, %.3g) by μ-GDP, μ = %.4g\n", p.TotalEpsilon, p.TotalDelta, p.Mu)
+		noise, by := "Gaussian (float sampler)", fmt.Sprintf("μ-GDP, μ = %.4g", p.Mu)
+		if p.Rho > 0 {
+			noise, by = "discrete Gaussian", fmt.Sprintf("zCDP, ρ = %.4g", p.Rho)
+		}
+		fmt.Fprintf(&b, "noise:        %s, calibrated by userdp to the total (ε, δ) = (%g, %g); %d noisy releases per run (with this run's factor choice)\n", noise, o.Epsilon, o.Delta, n)
+		fmt.Fprintf(&b, "accountant:   total (ε, δ) = (%.6g, %.3g) by %s\n", p.TotalEpsilon, p.TotalDelta, by)
 		fmt.Fprintf(&b, "              (%s; the accounting of an unseeded run with these options, the audited runs being seeded)\n", p.Accountant)
 	} else {
 		o, p := s.Paper, s.PaperReport

@@ -58,6 +58,9 @@ func TestZigguratTables(t *testing.T) {
 // almost never in S(x′). 2×10⁴ seeded draws per side; the bounds are
 // about 4 standard errors from the rates measured at this seed.
 func TestFloatSupportSeparates(t *testing.T) {
+	if raceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	tests := []struct {
 		m        mechanism.Mechanism
 		x, x1    float64
@@ -168,6 +171,9 @@ func TestGridEmitsShiftInvariant(t *testing.T) {
 // neighbour. Seeded; a correct claim is flagged with probability at most
 // 5 % (the audit's confidence), and at these seeds the grid one is not.
 func TestLatticeAudit(t *testing.T) {
+	if raceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	tests := []struct {
 		name      string
 		m         Noise

@@ -49,6 +49,9 @@ func mustGaussian(t *testing.T, sigma float64) *gaussian.Mechanism {
 // half the true ε and a Gaussian claim with δ ten times too small are
 // flagged; the bound reaches at least half the true ε.
 func TestMechanismClaims(t *testing.T) {
+	if raceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	deltaG, err := gaussian.Delta(1, 1, 1) // ≈ 0.127, exact
 	if err != nil {
 		t.Fatal(err)
@@ -88,6 +91,9 @@ func TestMechanismClaims(t *testing.T) {
 // TestMechanismGuaranteeClaims: each mechanism's own guarantee passes,
 // for the Gaussian at δ = 1e-5.
 func TestMechanismGuaranteeClaims(t *testing.T) {
+	if raceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	for i, m := range []Noise{mustLaplace(t, 0.7), mustHuber(t, 3, 1), mustGaussian(t, 3.7306), mustGaussian(t, 1)} {
 		delta := 0.0
 		if m.Name() == "gaussian" {
@@ -112,6 +118,9 @@ func TestMechanismGuaranteeClaims(t *testing.T) {
 // shifts every coordinate by Δ/d (ℓ1) or Δ/√d (ℓ2), and both keep their
 // power.
 func TestMechanismVector(t *testing.T) {
+	if raceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	tests := []struct {
 		m      Noise
 		claim  mechanism.Guarantee
@@ -254,6 +263,9 @@ func (m textbook) Sample(r *rand.Rand) float64 {
 // against sparse supports there, which only a support-membership test
 // built on a sampler's internals would detect.
 func TestBitsFamily(t *testing.T) {
+	if raceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	lap := mustLaplace(t, 1)
 	tests := []struct {
 		name    string

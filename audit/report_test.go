@@ -87,6 +87,9 @@ func TestMechanismReportJSON(t *testing.T) {
 
 // TestTrainSetups: the two modes' setups and reports, at a fixed seed.
 func TestTrainSetups(t *testing.T) {
+	if raceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	ctx := context.Background()
 	o := userdp.Defaults(2, 1e-6, TinyMin, TinyMax).WithFactors(2, 1, 0.4)
 	user, err := NewUserTrainSetup(ctx, o, 7, true)

@@ -112,6 +112,9 @@ func TestTinyTrainData(t *testing.T) {
 // monotone function of the Laplace release, which is exactly 1-DP, so the
 // audit must pass the claim 1 and catch the claim 0.3.
 func TestTrainKnownMechanism(t *testing.T) {
+	if audit.RaceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	data, err := ratings.New(1, 1, []ratings.Triple{{Value: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -161,6 +164,9 @@ func TestTrainKnownMechanism(t *testing.T) {
 // TestTrainUserLevelPasses: user-level training with noise calibrated to
 // a total ε = 1 (δ = 10⁻⁶) passes the accountant's total.
 func TestTrainUserLevelPasses(t *testing.T) {
+	if audit.RaceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	d := tiny(t)
 	tests := []struct {
 		algo solver.Algorithm
@@ -198,6 +204,9 @@ func TestTrainUserLevelPasses(t *testing.T) {
 //     claim of ε = 1 is far off;
 //   - user-level training calibrated to ε = 100 but claimed at ε = 0.5.
 func TestTrainCatchesBrokenClaims(t *testing.T) {
+	if audit.RaceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
 	d := tiny(t)
 	tiny, err := gaussian.New(0.01)
 	if err != nil {

@@ -1,0 +1,4 @@
+package audit
+
+// RaceEnabled exports raceEnabled to the external test package.
+const RaceEnabled = raceEnabled

@@ -345,7 +345,7 @@ func TestAuditTrainVerdicts(t *testing.T) {
 		want []string
 	}{
 		{"user, accountant's claim", []string{"--epsilon", "100"}, 0,
-			[]string{"user mode, the userdp pipeline", "accountant:   total (ε, δ) = (100, 1e-06) by μ-GDP", "verdict:      PASS"}},
+			[]string{"user mode, the userdp pipeline", "accountant:   total (ε, δ) = (100, 1e-06) by zCDP, ρ = 49.55", "verdict:      PASS"}},
 		{"user with factors, accountant's claim", []string{"--epsilon", "2", "--rank", "2"}, 0,
 			[]string{"rank 2, a PCA start share 0.5 and 1 ALS step(s)", "accountant:   total (ε, δ) = (2, 1e-06)", "verdict:      PASS"}},
 		// A deliberately under-stated ε: the pipeline calibrated to ε = 200

@@ -459,11 +459,7 @@ func (n *latticeNoise) grid(k int) (float64, error) {
 		lmax := n.lossUp(n.ylo - 1)
 		// The analogue's h divides its largest loss, which lmax exceeds
 		// by an ulp: round, not ceil, so that h stays the same.
-		steps := math.Max(1, math.Round(lmax/h))
-		h = lmax / steps
-		for steps*h < lmax {
-			h = math.Nextafter(h, math.Inf(1))
-		}
+		h = stepDividing(lmax, math.Max(1, math.Round(lmax/h)))
 	}
 	return h, nil
 }

@@ -509,13 +509,19 @@ func (n *noise) pldGrid(k int) (float64, error) {
 		h = span / bins
 	}
 	if !math.IsInf(lmax, 1) && lmax > 0 {
-		steps := math.Ceil(lmax / h)
-		h = lmax / steps
-		for steps*h < lmax {
-			h = math.Nextafter(h, math.Inf(1))
-		}
+		h = stepDividing(lmax, math.Ceil(lmax/h))
 	}
 	return h, nil
+}
+
+// stepDividing returns the bucket width lmax/steps, raised by ulps until
+// steps of it reach lmax, so that lmax falls on the grid's last edge.
+func stepDividing(lmax, steps float64) float64 {
+	h := lmax / steps
+	for steps*h < lmax {
+		h = math.Nextafter(h, math.Inf(1))
+	}
+	return h
 }
 
 // pldParts discretizes one release of n on the grid chosen for k releases.

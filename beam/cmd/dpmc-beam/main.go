@@ -51,6 +51,10 @@ func run(ctx context.Context, f *pipeline.Flags) error {
 		return err
 	}
 	names := slices.Sorted(maps.Keys(counters))
+	if len(names) > 0 {
+		// The counters are exact counts of the data (ratings, users, items).
+		fmt.Fprintln(os.Stderr, "dpmc-beam: shuffle counters (exact figures of the data, for the operator: evaluation only, NOT released, NOT private):")
+	}
 	for _, name := range names {
 		fmt.Fprintf(os.Stderr, "dpmc-beam: shuffle: %s: %d\n", name, counters[name])
 	}

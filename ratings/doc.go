@@ -4,15 +4,18 @@
 // A Matrix holds the ratings twice over the same triples, compressed by
 // row (Row(i): one user's items and values) and by column (Col(j): one
 // item's users and values), so that alternating solvers sweep users and
-// items without copying, in 16 bytes per rating: int32 indices and
-// float32 values when every value is exactly a float32 (integer and
-// half-star ratings are), float64 otherwise; Values reads either. New and
-// Build make one from Triples, and Build can average repeated (user, item)
-// pairs; a Builder takes ratings already in row-major order without a
-// []Triple. The loaders stream the file and keep 8 bytes per rating line
-// read (user, item and a one-byte code of the value while there are at
-// most 256 distinct values, 12 bytes otherwise), and build the matrix in
-// that memory, so that loading peaks at about the matrix's 16 bytes per
+// items without copying. Indices are int32; a loaded file with at most
+// 256 distinct values (stars, half stars, tenths) keeps a one-byte code
+// per value and the table of values, 10 bytes per rating for both views;
+// otherwise the values are float32 when every value is exactly a float32
+// (integer and half-star ratings are), 16 bytes per rating, else float64,
+// 24. Values reads each storage exactly. New and Build make one from
+// Triples, and Build can average repeated (user, item) pairs; a Builder
+// takes ratings already in row-major order without a []Triple. The
+// loaders stream the file and keep 8 bytes per rating line read (user,
+// item and the value's code while there are at most 256 distinct values,
+// 12 or 16 bytes otherwise), and build the matrix partly in that memory,
+// so that loading a file of coded values peaks at about 14 bytes per
 // rating.
 //
 // The formats without quoting (ml100k, mldat, mlcsv, tsv) are parsed in

@@ -79,10 +79,12 @@ func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 // so that solvers can sweep either way without copying. Within a row the
 // items are in increasing order, within a column the users are.
 //
-// Indices are int32 and values float32 when every value is exactly a
+// Indices are int32. Values are float32 when every value is exactly a
 // float32 (integers, half stars and any rating with at most 24 significant
 // bits), else float64: 16 bytes per rating for both views, 24 in the
-// fallback. Values hides which.
+// fallback; a matrix that a loader built from a file of at most 256
+// distinct values keeps a byte per value, a code into a shared table of
+// the values: 10 bytes per rating. Values hides which.
 //
 // A Matrix is safe for concurrent reads. The zero Matrix is not valid: use
 // New, Build or a Builder.
@@ -101,11 +103,16 @@ type Matrix struct {
 }
 
 // Values is a read-only run of ratings, as Row and Col return them: the
-// matrix's own storage, float32 or float64, read through At (which is
-// exact either way) or copied out by CopyTo. The zero Values is empty.
+// matrix's own storage, read through At or copied out by CopyTo, exactly
+// the values stored either way. The storage is one of three: a byte per
+// value, the code of one of at most 256 distinct values (what a loaded
+// ratings file of whole or half stars gets), float32 when every value is
+// exactly a float32, or float64. The zero Values is empty.
 type Values struct {
-	f32 []float32
-	f64 []float64 // non-nil for a matrix with a value that is not exactly a float32
+	f32   []float32
+	f64   []float64     // non-nil for a matrix with a value that is not exactly a float32
+	codes []uint8       // with table: value k is table[codes[k]]
+	table *[256]float64 // non-nil for coded values
 }
 
 // ValuesOf returns Values that read x, sharing it: for code that passes
@@ -114,8 +121,11 @@ func ValuesOf(x []float64) Values { return Values{f64: x} }
 
 // Len returns the number of values.
 func (v Values) Len() int {
-	if v.f64 != nil {
+	switch {
+	case v.f64 != nil:
 		return len(v.f64)
+	case v.table != nil:
+		return len(v.codes)
 	}
 	return len(v.f32)
 }
@@ -123,8 +133,11 @@ func (v Values) Len() int {
 // At returns value k, in rating units. It panics if k is not in
 // [0, Len()), like a slice index.
 func (v Values) At(k int) float64 {
-	if v.f64 != nil {
+	switch {
+	case v.f64 != nil:
 		return v.f64[k]
+	case v.table != nil:
+		return v.table[v.codes[k]]
 	}
 	return float64(v.f32[k])
 }
@@ -132,8 +145,16 @@ func (v Values) At(k int) float64 {
 // CopyTo copies the values into dst[:Len()] as float64 and returns that
 // slice. It panics if dst is shorter than Len().
 func (v Values) CopyTo(dst []float64) []float64 {
-	if v.f64 != nil {
+	switch {
+	case v.f64 != nil:
 		return dst[:copy(dst[:len(v.f64)], v.f64)]
+	case v.table != nil:
+		t := v.table
+		dst = dst[:len(v.codes)]
+		for k, c := range v.codes {
+			dst[k] = t[c]
+		}
+		return dst
 	}
 	dst = dst[:len(v.f32)]
 	for k, x := range v.f32 {
@@ -145,10 +166,24 @@ func (v Values) CopyTo(dst []float64) []float64 {
 // Slice returns values [lo, hi), sharing v's storage. It panics if
 // 0 ≤ lo ≤ hi ≤ Len() does not hold, like a slice expression.
 func (v Values) Slice(lo, hi int) Values {
-	if v.f64 != nil {
+	switch {
+	case v.f64 != nil:
 		return Values{f64: v.f64[lo:hi:hi]}
+	case v.table != nil:
+		return Values{codes: v.codes[lo:hi:hi], table: v.table}
 	}
 	return Values{f32: v.f32[lo:hi:hi]}
+}
+
+// bytesPerValue returns the bytes v's storage takes per value.
+func (v Values) bytesPerValue() int {
+	switch {
+	case v.f64 != nil:
+		return 8
+	case v.table != nil:
+		return 1
+	}
+	return 4
 }
 
 // exact32 reports whether x is exactly a float32.
@@ -491,11 +526,11 @@ func (m *Matrix) Len() int { return len(m.rowIdx) }
 // indices, values and row and column pointers.
 func (m *Matrix) Bytes() int {
 	const word = 8
-	vals := 4
-	if m.rowVal.f64 != nil {
-		vals = 8
+	b := 2*m.Len()*(4+m.rowVal.bytesPerValue()) + (m.rows+m.cols+2)*word
+	if m.rowVal.table != nil {
+		b += len(m.rowVal.table) * word // shared by both views
 	}
-	return 2*m.Len()*(4+vals) + (m.rows+m.cols+2)*word
+	return b
 }
 
 // Min returns the smallest stored rating, or 0 if there is none.

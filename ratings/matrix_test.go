@@ -2,6 +2,7 @@ package ratings
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -390,6 +391,84 @@ func TestMaxRowLen(t *testing.T) {
 		}
 		if got := m.MaxRowLen(); got != tc.want {
 			t.Errorf("%v: MaxRowLen = %d, want %d", tc.triples, got, tc.want)
+		}
+	}
+}
+
+// TestLoadedValuesStorage checks the storage a loaded file's matrix gets:
+// a byte per value (10 bytes per rating, both views, and the table) while
+// the file has at most 256 distinct values; beyond that float32 if every
+// value is exactly one, else float64. Every value reads back exactly,
+// through At, CopyTo and Slice, in both views.
+func TestLoadedValuesStorage(t *testing.T) {
+	lines := func(n int, value func(k int) string) string {
+		var b strings.Builder
+		for k := range n {
+			fmt.Fprintf(&b, "%d\t%d\t%s\n", k%37+1, k/37+1, value(k))
+		}
+		return b.String()
+	}
+	for _, tt := range []struct {
+		name  string
+		in    string
+		bytes int // per rating, both views
+		table bool
+	}{
+		{"stars", lines(500, func(k int) string { return fmt.Sprint(k%5 + 1) }), 10, true},
+		{"halves and negatives", lines(300, func(k int) string { return fmt.Sprint(float64(k%9)/2 - 2) }), 10, true},
+		{"256 distinct", lines(600, func(k int) string { return fmt.Sprint(k%256 + 1) }), 10, true},
+		{"257 distinct", lines(600, func(k int) string { return fmt.Sprint(k%257 + 1) }), 16, false},
+		{"tenths", lines(200, func(k int) string { return fmt.Sprint(k%3, ".1") }), 10, true},
+		{"257 distinct, not float32", lines(600, func(k int) string { return fmt.Sprint(k%257+1, ".1") }), 24, false},
+	} {
+		d, err := Read(strings.NewReader(tt.in), tt.name, Options{Format: FormatTSV, Min: -10, Max: 1000})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		m := d.Ratings
+		if err := verifyMatrix(m); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+		if got := m.rowVal.table != nil && m.colVal.table == m.rowVal.table; got != tt.table {
+			t.Errorf("%s: coded values %v, want %v", tt.name, got, tt.table)
+		}
+		want := tt.bytes*m.Len() + (m.Rows()+m.Cols()+2)*8
+		if tt.table {
+			want += 256 * 8
+		}
+		if got := m.Bytes(); got != want {
+			t.Errorf("%s: Bytes() = %d, want %d (%d per rating)", tt.name, got, want, tt.bytes)
+		}
+		// The values, from the text, in every view and every way of reading.
+		byCell := map[[2]int]float64{}
+		for _, line := range strings.Split(strings.TrimSpace(tt.in), "\n") {
+			var u, i string
+			var v float64
+			if _, err := fmt.Sscan(line, &u, &i, &v); err != nil {
+				t.Fatal(err)
+			}
+			ui, _ := d.Users.Index(u)
+			ii, _ := d.Items.Index(i)
+			byCell[[2]int{ui, ii}] = v
+		}
+		for u := range m.Rows() {
+			items, vals := m.Row(u)
+			all := floats(vals)
+			for p, i := range items {
+				want := byCell[[2]int{u, int(i)}]
+				if vals.At(p) != want || all[p] != want || vals.Slice(p, p+1).At(0) != want || vals.Slice(p, len(items)).Len() != len(items)-p {
+					t.Fatalf("%s: row %d item %d reads %v, %v, %v; want %v", tt.name, u, i, vals.At(p), all[p], vals.Slice(p, p+1).At(0), want)
+				}
+			}
+		}
+		for i := range m.Cols() {
+			users, vals := m.Col(i)
+			all := floats(vals)
+			for p, u := range users {
+				if want := byCell[[2]int{int(u), i}]; vals.At(p) != want || all[p] != want {
+					t.Fatalf("%s: column %d user %d reads %v, %v; want %v", tt.name, i, u, vals.At(p), all[p], want)
+				}
+			}
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"unsafe"
 )
 
 // buildScatter is build for the common case of a loaded file: items and
@@ -13,16 +12,21 @@ import (
 // having changed nothing, if a pair repeats; build then gives the error
 // or the averages. Its result is the one build gives, bit for bit.
 //
+// The matrix keeps the codes (one byte a value) and the table, not the
+// values: 10 bytes per rating for both views. Its values read exactly as
+// build's do.
+//
 // It sorts the records by item and then by user with two stable counting
-// sorts, and the rows into columns with a third, and builds the matrix in
-// the records' own storage: besides the records (8 bytes each) it needs 8
-// bytes per record (the records by column) and the row and column
-// pointers, 16 bytes per record at the peak, those of the matrix. The
-// row view takes over the memory of us and is, the column view those 8
-// bytes. Each sort runs on up to workers goroutines, each taking one
+// sorts, and the rows into columns with a third, and builds the matrix
+// partly in the records' own storage: besides the records (8 bytes each)
+// it needs 5 bytes per record (the records by column, user and code) and
+// one (the row view's codes) and the row and column pointers, 14 bytes
+// per record at the peak. The row view takes over the memory of us, the
+// column view that of the records by column; is is garbage once the rows
+// are built. Each sort runs on up to workers goroutines, each taking one
 // range of the input and writing its elements after those of the ranges
 // before it, so the result does not depend on their number.
-func buildScatter(m, n int, us, is []int32, table []float32, workers int) (*Matrix, bool) {
+func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matrix, bool) {
 	nt := len(us)
 	workers = max(workers, 1)
 	rowCnt, colCnt := make([][]int, workers), make([][]int, workers)
@@ -44,14 +48,14 @@ func buildScatter(m, n int, us, is []int32, table []float32, workers int) (*Matr
 		}
 	})
 	rowPtr, colPtr := sumCounts(rowCnt), sumCounts(colCnt)
-	cu, cv := make([]int32, nt), make([]float32, nt)
+	cu, cv := make([]int32, nt), make([]uint8, nt)
 	startAt(colPtr, colCnt)
 	inParallel(recParts, func(p int, lo, hi int32) {
 		next := colCnt[p]
 		for k := lo; k < hi; k++ {
 			j, code := unpacked(is[k])
 			q := next[j]
-			cu[q], cv[q] = us[k], table[code]
+			cu[q], cv[q] = us[k], code
 			next[j]++
 		}
 	})
@@ -68,7 +72,7 @@ func buildScatter(m, n int, us, is []int32, table []float32, workers int) (*Matr
 	mark = nil
 	// The rows, visiting the columns in order, so that each row's items
 	// come out increasing; then the columns, visiting the rows in order.
-	rowIdx, rowVal := us[:nt], float32sOf(is[:nt]) // is is done with
+	rowIdx, rowVal := us[:nt], make([]uint8, nt)
 	colParts := ranges(colPtr, workers)
 	countParts(colParts, rowPtr, rowCnt, func(p int, lo, hi int32) {
 		rc := rowCnt[p]
@@ -107,16 +111,18 @@ func buildScatter(m, n int, us, is []int32, table []float32, workers int) (*Matr
 		}
 	})
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range table { // every value of table is some record's
-		lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
+	values := new([256]float64)
+	for k, v := range table { // every value of table is some record's
+		values[k] = v
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
 	if nt == 0 {
 		lo, hi = 0, 0
 	}
 	return &Matrix{
 		rows: m, cols: n,
-		rowPtr: rowPtr, rowIdx: rowIdx, rowVal: Values{f32: rowVal},
-		colPtr: colPtr, colIdx: colIdx, colVal: Values{f32: colVal},
+		rowPtr: rowPtr, rowIdx: rowIdx, rowVal: Values{codes: rowVal, table: values},
+		colPtr: colPtr, colIdx: colIdx, colVal: Values{codes: colVal, table: values},
 		min: lo, max: hi,
 	}, true
 }
@@ -203,12 +209,12 @@ func inParallel(b []int32, f func(p int, lo, hi int32)) {
 }
 
 // codedValues codes ratings in one byte, an index into a table of at
-// most 256 distinct values, each exactly a float32, and packs the code
-// with the item index in the top byte of an int32 (items below 2²⁴):
-// ratings files use a handful of values (whole or half stars), and the
-// records then take 8 bytes instead of 12.
+// most 256 distinct values, and packs the code with the item index in the
+// top byte of an int32 (items below 2²⁴): ratings files use a handful of
+// values (whole or half stars, tenths), and the records then take 8 bytes
+// instead of 12 or 16.
 type codedValues struct {
-	table []float32
+	table []float64
 	half  [64]uint8         // half[2v] = 1 + the code of v, for v = 0, 0.5, …, 31.5
 	other map[float64]uint8 // the codes of the other values
 }
@@ -218,8 +224,7 @@ type codedValues struct {
 const itemBits = 24
 
 // pack returns item i and the code of v packed, or false if i or v
-// cannot be: i is 2²⁴ or more, v is not exactly a float32 or would be
-// the 257th distinct value.
+// cannot be: i is 2²⁴ or more or v would be the 257th distinct value.
 func (c *codedValues) pack(i int32, v float64) (int32, bool) {
 	if i >= 1<<itemBits {
 		return 0, false
@@ -233,11 +238,11 @@ func (c *codedValues) pack(i int32, v float64) (int32, bool) {
 	} else if k, ok := c.other[v]; ok {
 		return packed(i, k), true
 	}
-	if len(c.table) == 256 || !exact32(v) {
+	if len(c.table) == 256 {
 		return 0, false
 	}
 	k := uint8(len(c.table))
-	c.table = append(c.table, float32(v))
+	c.table = append(c.table, v)
 	if small {
 		c.half[int(h)] = k + 1
 	} else {
@@ -258,22 +263,21 @@ func unpacked(x int32) (i int32, k uint8) {
 }
 
 // unpack leaves the item indices of the packed records is in is and
-// returns their values, as float32 Values with is's capacity.
+// returns their values with is's capacity: float32 Values if every value
+// of the table is exactly a float32, else float64.
 func (c *codedValues) unpack(is []int32) Values {
-	f := make([]float32, len(is), cap(is))
+	if !slices.ContainsFunc(c.table, func(v float64) bool { return !exact32(v) }) {
+		f := make([]float32, len(is), cap(is))
+		for k, x := range is {
+			i, code := unpacked(x)
+			is[k], f[k] = i, float32(c.table[code])
+		}
+		return Values{f32: f}
+	}
+	f := make([]float64, len(is), cap(is))
 	for k, x := range is {
 		i, code := unpacked(x)
 		is[k], f[k] = i, c.table[code]
 	}
-	return Values{f32: f}
-}
-
-// float32sOf returns x's memory as float32s, for x's owner to reuse
-// once it is done with x: both are 4-byte numbers without pointers, so
-// the memory holds either.
-func float32sOf(x []int32) []float32 {
-	if len(x) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+	return Values{f64: f}
 }

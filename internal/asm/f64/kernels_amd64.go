@@ -90,3 +90,16 @@ func diagMasks(ncols int) uint64 {
 	}
 	return m
 }
+
+// gatherAhead is how many rows ahead of the one it copies gatherAVX2
+// prefetches: enough to keep several cache misses in flight (see
+// BenchmarkGatherAhead).
+const gatherAhead = 8
+
+func gather(dst, src []float64, n int, rows []int32) {
+	if active == Generic {
+		gatherGeneric(dst, src, n, rows)
+		return
+	}
+	gatherAVX2(dst, src, n, rows, gatherAhead)
+}

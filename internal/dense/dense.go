@@ -73,9 +73,7 @@ func SetRidge(a []float64, n int, lambda float64) {
 // is shorter than that or a row is outside src.
 func Gather(dst, src []float64, n int, rows []int32) []float64 {
 	dst = dst[:len(rows)*n]
-	for p, r := range rows {
-		copy(dst[p*n:p*n+n], src[int(r)*n:int(r)*n+n])
-	}
+	f64.Gather(dst, src, n, rows)
 	return dst
 }
 

@@ -14,7 +14,13 @@
 //   - [GemmTNLower] (lower triangle of C += Bᵀ·A) and [GemmTNLowerSub]
 //     (C −= Bᵀ·A): the Gram matrix Σ w·aaᵀ of a gathered block (B = A, or
 //     A with scaled rows) and the trailing update of a blocked Cholesky
-//     factorization.
+//     factorization;
+//   - [Gather]: the copy of a row's factor rows, in the order of its
+//     ratings, into the contiguous block the kernels above read. The
+//     assembly prefetches (PREFETCHT0) the rows at least 8 rows and 1 KiB
+//     ahead of the one it copies, so that when the factor matrix is
+//     larger than the caches the misses of several rows overlap; the copy
+//     is exact, so Gather gives the same block with every implementation.
 //
 // The AVX2 and AVX-512 versions of GemmTNLower are written out by
 // syrk4_gen.py; the other assembly is written by hand.
@@ -30,7 +36,7 @@
 // Which implementation runs is decided once, at package initialization,
 // from the CPU (golang.org/x/sys/cpu): AVX-512 where the CPU and the
 // operating system support it (only GemmTNLower has an AVX-512 version; the
-// others use AVX2 there), else AVX2 with FMA, else the generic loops. The
+// others, Gather included, use AVX2 there), else AVX2 with FMA, else the generic loops. The
 // build tag purego, or a GOARCH other than amd64, leaves only the generic
 // loops. [Use] switches implementation for tests and benchmarks that
 // compare them.

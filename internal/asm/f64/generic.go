@@ -69,3 +69,9 @@ func gemmTNLowerGeneric(n, k int, sub bool, b []float64, ldb int, a []float64, l
 		}
 	}
 }
+
+func gatherGeneric(dst, src []float64, n int, rows []int32) {
+	for p, r := range rows {
+		copy(dst[p*n:p*n+n], src[int(r)*n:int(r)*n+n])
+	}
+}

@@ -1,5 +1,7 @@
 package f64
 
+import "fmt"
+
 // Dot returns the dot product of x and y[:len(x)]:
 //
 //	for i, v := range x {
@@ -98,4 +100,32 @@ func gemmTNLowerChecked(n, k int, sub bool, b []float64, ldb int, a []float64, l
 		return
 	}
 	gemmTNLower(n, k, sub, b, ldb, a, lda, c, ldc)
+}
+
+// Gather copies the rows rows[p] of src, a matrix of rows of n values with
+// no padding, to the consecutive rows of dst:
+//
+//	for p, r := range rows {
+//		copy(dst[p*n:p*n+n], src[int(r)*n:int(r)*n+n])
+//	}
+//
+// It panics if dst holds fewer than len(rows)·n values or a row is
+// negative or past the end of src. The assembly prefetches the rows a few
+// places ahead of the one it copies, so that, when src is larger than the
+// caches, the cache misses of several rows are in flight at once instead
+// of one after the other.
+func Gather(dst, src []float64, n int, rows []int32) {
+	if n < 0 {
+		panic(fmt.Sprintf("f64: Gather: row length %d", n))
+	}
+	need("dst", len(dst), len(rows)*n)
+	if n == 0 || len(rows) == 0 {
+		return
+	}
+	var hi uint32 // the largest row; a negative one converts to more than 2³¹
+	for _, r := range rows {
+		hi = max(hi, uint32(r))
+	}
+	need("src", len(src), (int(hi)+1)*n)
+	gather(dst, src, n, rows)
 }

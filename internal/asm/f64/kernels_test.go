@@ -228,19 +228,66 @@ func TestGemmTNLower(t *testing.T) {
 	})
 }
 
+// gatherCase returns a src of m rows of n values, with guard bands and
+// shifted by shift elements from its allocation (so that rows start at
+// every alignment), k random rows of it (repeats allowed), and a guarded
+// dst for them.
+func gatherCase(g *rand.Rand, m, n, k, shift int) (dst, dstAll, src []float64, rows []int32) {
+	all, _ := guarded(g, m*n+shift)
+	src = all[shift:]
+	rows = make([]int32, k)
+	for p := range rows {
+		rows[p] = int32(g.IntN(m))
+	}
+	dst, dstAll = guarded(g, k*n)
+	return dst, dstAll, src, rows
+}
+
+// checkGather holds dst to the reference loop, exactly: a gather is a copy.
+func checkGather(t *testing.T, name string, dst, dstAll, src []float64, n int, rows []int32) {
+	t.Helper()
+	want := make([]float64, len(dst))
+	gatherGeneric(want, src, n, rows)
+	for i := range dst {
+		if math.Float64bits(dst[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s: dst[%d] (row %d, column %d) = %v, want %v", name, i, i/n, i%n, dst[i], want[i])
+		}
+	}
+	checkGuards(t, name+": dst", dstAll)
+}
+
+func TestGather(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		g := rand.New(rand.NewPCG(1, 8))
+		for n := range 68 {
+			for _, k := range []int{0, 1, 2, 7, 8, 9, 33} {
+				for _, shift := range []int{0, 1, 3} {
+					dst, dstAll, src, rows := gatherCase(g, 40, n, k, shift)
+					Gather(dst, src, n, rows)
+					checkGather(t, fmt.Sprintf("n=%d k=%d shift=%d", n, k, shift), dst, dstAll, src, n, rows)
+				}
+			}
+		}
+	})
+}
+
 // TestShortSlicesPanic checks that every kernel refuses slices too short
 // for its arguments instead of reading or writing past them.
 func TestShortSlicesPanic(t *testing.T) {
 	s := make([]float64, 10)
 	for name, f := range map[string]func(){
-		"Dot":            func() { Dot(s[:5], s[:4]) },
-		"Axpy":           func() { Axpy(1, s[:5], s[:4]) },
-		"GemvN a":        func() { GemvN(3, 3, s[:8], 3, s, s) },
-		"GemvN lda":      func() { GemvN(2, 3, s, 2, s, s) },
-		"GemvT x":        func() { GemvT(3, 2, 1, s, 2, s[:6], 3, s) },
-		"GemvT inc":      func() { GemvT(1, 2, 1, s, 2, s, 0, s) },
-		"GemmTNLower":    func() { GemmTNLower(3, 2, s, 3, s, 3, s[:8], 3) },
-		"GemmTNLowerSub": func() { GemmTNLowerSub(2, 3, s[:5], 2, s, 2, s, 2) },
+		"Dot":             func() { Dot(s[:5], s[:4]) },
+		"Axpy":            func() { Axpy(1, s[:5], s[:4]) },
+		"GemvN a":         func() { GemvN(3, 3, s[:8], 3, s, s) },
+		"GemvN lda":       func() { GemvN(2, 3, s, 2, s, s) },
+		"GemvT x":         func() { GemvT(3, 2, 1, s, 2, s[:6], 3, s) },
+		"GemvT inc":       func() { GemvT(1, 2, 1, s, 2, s, 0, s) },
+		"GemmTNLower":     func() { GemmTNLower(3, 2, s, 3, s, 3, s[:8], 3) },
+		"GemmTNLowerSub":  func() { GemmTNLowerSub(2, 3, s[:5], 2, s, 2, s, 2) },
+		"Gather dst":      func() { Gather(s[:5], s, 3, []int32{0, 1}) },
+		"Gather row":      func() { Gather(s, s, 3, []int32{0, 3}) },
+		"Gather negative": func() { Gather(s, s, 3, []int32{-1}) },
+		"Gather n":        func() { Gather(s, s, -1, nil) },
 	} {
 		func() {
 			defer func() {

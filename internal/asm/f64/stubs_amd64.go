@@ -57,3 +57,10 @@ func fmaLoopAVX2(n int)
 
 //go:noescape
 func fmaLoopAVX512(n int)
+
+// gatherAVX2 copies row rows[p] of src (rows of n > 0 values) to row p of
+// dst, for p < len(rows) (len(rows) > 0), issuing PREFETCHT0 for the lines
+// of row rows[p+ahead] before copying row p, and for rows[0:ahead] first.
+//
+//go:noescape
+func gatherAVX2(dst, src []float64, n int, rows []int32, ahead int)

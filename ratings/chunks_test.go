@@ -254,6 +254,21 @@ func TestBuildScatter(t *testing.T) {
 		if ok && got.rowVal.table == nil {
 			t.Fatalf("trial %d: buildScatter's values are not coded", trial)
 		}
+
+		// The same records with float32 values, not coded (build may
+		// have reordered plain and vs).
+		items, f32 := make([]int32, nt), make([]float32, nt)
+		for k := range nt {
+			j, code := unpacked(is[k])
+			items[k], f32[k] = j, float32(vc.table[code])
+		}
+		got32, ok := buildScatter32(m, n, slices32(us), items, f32, workers)
+		if ok != (werr == nil) {
+			t.Fatalf("trial %d: buildScatter32 ok %v, build error %v", trial, ok, werr)
+		}
+		if ok && (!sameMatrix(got32, want) || got32.rowVal.f32 == nil || got32.colVal.f32 == nil) {
+			t.Fatalf("trial %d, %d workers: buildScatter32's matrix differs or is not float32:\n%v\n%v", trial, workers, got32.Triples(), want.Triples())
+		}
 	}
 }
 

@@ -719,12 +719,16 @@ func (l *loader) finish() (*Dataset, error) {
 	us, is, vc, vs := l.us, l.is, l.vc, l.vs
 	l.us, l.is, l.vc, l.vs = nil, nil, nil, Values{}
 	records := len(us)
+	workers := min(l.workers, records>>16) // a goroutine per 64 Ki records or more
 	if vc != nil {
-		workers := min(l.workers, records>>16) // a goroutine per 64 Ki records or more
 		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), us, is, vc.table, workers); ok {
 			return l.dataset(mat), nil
 		}
 		vs, vc = vc.unpack(is), nil
+	} else if vs.f64 == nil {
+		if mat, ok := buildScatter32(l.users.Len(), l.items.Len(), us, is, vs.f32, workers); ok {
+			return l.dataset(mat), nil
+		}
 	}
 	mat, averaged, err := build(l.users.Len(), l.items.Len(), us, is, vs, dup)
 	if err != nil {

@@ -4,54 +4,36 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // buildScatter is build for the common case of a loaded file: items and
 // values packed in is, the values as indices into table (see
 // codedValues), and no repeated (user, item) pair. It reports false,
 // having changed nothing, if a pair repeats; build then gives the error
-// or the averages. Its result is the one build gives, bit for bit.
+// or the averages. Its result reads as build's does, bit for bit.
 //
 // The matrix keeps the codes (one byte a value) and the table, not the
-// values: 10 bytes per rating for both views. Its values read exactly as
-// build's do.
-//
-// It sorts the records by item and then by user with two stable counting
-// sorts, and the rows into columns with a third, and builds the matrix
-// partly in the records' own storage: besides the records (8 bytes each)
-// it needs 5 bytes per record (the records by column, user and code) and
-// one (the row view's codes) and the row and column pointers, 14 bytes
-// per record at the peak. The row view takes over the memory of us, the
-// column view that of the records by column; is is garbage once the rows
-// are built. Each sort runs on up to workers goroutines, each taking one
-// range of the input and writing its elements after those of the ranges
-// before it, so the result does not depend on their number.
+// values: 10 bytes per rating for both views. Besides the records (8
+// bytes each) it needs 5 bytes per record (the records by column, user
+// and code) and one (the row view's codes), 14 bytes per record at the
+// peak; the row view takes over the memory of us, the column view that
+// of the records by column, and is is garbage once the rows are built.
+// See scatter for the sorts.
 func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matrix, bool) {
-	nt := len(us)
 	workers = max(workers, 1)
-	rowCnt, colCnt := make([][]int, workers), make([][]int, workers)
-	for p := range workers {
-		rowCnt[p], colCnt[p] = make([]int, m), make([]int, n)
-	}
-	// The records by item, in file order within an item.
-	recParts := make([]int32, workers+1)
-	for p := range recParts {
-		recParts[p] = int32(nt / workers * p)
-	}
-	recParts[workers] = int32(nt)
+	recParts := partsOf(len(us), workers)
+	sc := newScatter[uint8](m, n, workers)
 	inParallel(recParts, func(p int, lo, hi int32) {
-		rc, cc := rowCnt[p], colCnt[p]
+		rc, cc := sc.rowCnt[p], sc.colCnt[p]
 		for k := lo; k < hi; k++ {
 			j, _ := unpacked(is[k])
 			rc[us[k]]++
 			cc[j]++
 		}
 	})
-	rowPtr, colPtr := sumCounts(rowCnt), sumCounts(colCnt)
-	cu, cv := make([]int32, nt), make([]uint8, nt)
-	startAt(colPtr, colCnt)
-	inParallel(recParts, func(p int, lo, hi int32) {
-		next := colCnt[p]
+	sc.byColumn(len(us), func(p int, lo, hi int32, cu []int32, cv []uint8) {
+		next := sc.colCnt[p]
 		for k := lo; k < hi; k++ {
 			j, code := unpacked(is[k])
 			q := next[j]
@@ -59,21 +41,137 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 			next[j]++
 		}
 	})
-	// A user twice in a column is a repeated pair.
-	mark := make([]int32, m) // mark[u] = j+1: user u seen in column j
-	for j := range n {
+	if sc.repeats() {
+		return nil, false
+	}
+	rowIdx, rowVal, colIdx, colVal := sc.views(us, make([]uint8, len(us)))
+	values := new([256]float64)
+	copy(values[:], table)
+	lo, hi := rangeOf(table) // every value of table is some record's
+	return &Matrix{
+		rows: m, cols: n,
+		rowPtr: sc.rowPtr, rowIdx: rowIdx, rowVal: Values{codes: rowVal, table: values},
+		colPtr: sc.colPtr, colIdx: colIdx, colVal: Values{codes: colVal, table: values},
+		min: lo, max: hi,
+	}, true
+}
+
+// buildScatter32 is buildScatter for records whose values are float32,
+// vs[k] that of record k, is plain item indices: 16 bytes per rating for
+// both views. Besides the records (12 bytes each) it needs 8 bytes per
+// record (the records by column), 20 at the peak; the row view takes over
+// the memory of us and is, the column view that of the records by
+// column, and vs is garbage once the rows are built.
+func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matrix, bool) {
+	workers = max(workers, 1)
+	recParts := partsOf(len(us), workers)
+	sc := newScatter[float32](m, n, workers)
+	inParallel(recParts, func(p int, lo, hi int32) {
+		rc, cc := sc.rowCnt[p], sc.colCnt[p]
+		for k := lo; k < hi; k++ {
+			rc[us[k]]++
+			cc[is[k]]++
+		}
+	})
+	sc.byColumn(len(us), func(p int, lo, hi int32, cu []int32, cv []float32) {
+		next := sc.colCnt[p]
+		for k := lo; k < hi; k++ {
+			j := is[k]
+			q := next[j]
+			cu[q], cv[q] = us[k], vs[k]
+			next[j]++
+		}
+	})
+	if sc.repeats() {
+		return nil, false
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
+	}
+	if len(vs) == 0 {
+		lo, hi = 0, 0
+	}
+	rowIdx, rowVal, colIdx, colVal := sc.views(us, float32sOf(is))
+	return &Matrix{
+		rows: m, cols: n,
+		rowPtr: sc.rowPtr, rowIdx: rowIdx, rowVal: Values{f32: rowVal},
+		colPtr: sc.colPtr, colIdx: colIdx, colVal: Values{f32: colVal},
+		min: lo, max: hi,
+	}, true
+}
+
+// scatter builds a matrix's two views from records with three stable
+// counting sorts: the records by item (byColumn, file order within an
+// item), the rows from those, visiting the columns in order so that each
+// row's items come out increasing, and the columns from the rows, so that
+// each column's users do (views). Each sort runs on up to workers
+// goroutines, each taking one range of the input and writing its elements
+// after those of the ranges before it, so the result does not depend on
+// their number. V is how a value is stored: a code or a float32.
+type scatter[V uint8 | float32] struct {
+	m, n           int
+	workers        int
+	rowCnt, colCnt [][]int // per part: counts, then where the next goes
+	rowPtr, colPtr []int
+	byColUser      []int32 // the records by column: user
+	byColVal       []V     // and value
+}
+
+func newScatter[V uint8 | float32](m, n, workers int) *scatter[V] {
+	sc := &scatter[V]{m: m, n: n, workers: workers, rowCnt: make([][]int, workers), colCnt: make([][]int, workers)}
+	for p := range workers {
+		sc.rowCnt[p], sc.colCnt[p] = make([]int, m), make([]int, n)
+	}
+	return sc
+}
+
+// partsOf cuts nt records into workers ranges of about equal size.
+func partsOf(nt, workers int) []int32 {
+	b := make([]int32, workers+1)
+	for p := range b {
+		b[p] = int32(nt / workers * p)
+	}
+	b[workers] = int32(nt)
+	return b
+}
+
+// byColumn sums the counts (which the caller has made, per part of the
+// nt records) into the pointers and has put, run on each part, write the
+// part's records by column.
+func (sc *scatter[V]) byColumn(nt int, put func(p int, lo, hi int32, cu []int32, cv []V)) {
+	sc.rowPtr, sc.colPtr = sumCounts(sc.rowCnt), sumCounts(sc.colCnt)
+	cu, cv := make([]int32, nt), make([]V, nt)
+	startAt(sc.colPtr, sc.colCnt)
+	inParallel(partsOf(nt, sc.workers), func(p int, lo, hi int32) { put(p, lo, hi, cu, cv) })
+	sc.byColUser, sc.byColVal = cu, cv
+}
+
+// repeats reports whether a user occurs twice in a column: a repeated
+// pair.
+func (sc *scatter[V]) repeats() bool {
+	cu, colPtr := sc.byColUser, sc.colPtr
+	mark := make([]int32, sc.m) // mark[u] = j+1: user u seen in column j
+	for j := range sc.n {
 		for _, u := range cu[colPtr[j]:colPtr[j+1]] {
 			if mark[u] == int32(j)+1 {
-				return nil, false
+				return true
 			}
 			mark[u] = int32(j) + 1
 		}
 	}
-	mark = nil
-	// The rows, visiting the columns in order, so that each row's items
-	// come out increasing; then the columns, visiting the rows in order.
-	rowIdx, rowVal := us[:nt], make([]uint8, nt)
-	colParts := ranges(colPtr, workers)
+	return false
+}
+
+// views writes the rows into rowIdx and rowVal (as long as the records)
+// from the records by column, then the columns back into the memory of
+// the records by column, and returns both views.
+func (sc *scatter[V]) views(rowIdx []int32, rowVal []V) ([]int32, []V, []int32, []V) {
+	nt := len(sc.byColUser)
+	rowIdx, rowVal = rowIdx[:nt], rowVal[:nt]
+	cu, cv, rowPtr, colPtr := sc.byColUser, sc.byColVal, sc.rowPtr, sc.colPtr
+	rowCnt, colCnt := sc.rowCnt, sc.colCnt
+	colParts := ranges(colPtr, sc.workers)
 	countParts(colParts, rowPtr, rowCnt, func(p int, lo, hi int32) {
 		rc := rowCnt[p]
 		for _, u := range cu[colPtr[lo]:colPtr[hi]] {
@@ -92,7 +190,7 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 		}
 	})
 	colIdx, colVal := cu, cv
-	rowParts := ranges(rowPtr, workers)
+	rowParts := ranges(rowPtr, sc.workers)
 	countParts(rowParts, colPtr, colCnt, func(p int, lo, hi int32) {
 		cc := colCnt[p]
 		for _, j := range rowIdx[rowPtr[lo]:rowPtr[hi]] {
@@ -110,21 +208,19 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 			}
 		}
 	})
-	lo, hi := math.Inf(1), math.Inf(-1)
-	values := new([256]float64)
-	for k, v := range table { // every value of table is some record's
-		values[k] = v
+	return rowIdx, rowVal, colIdx, colVal
+}
+
+// rangeOf returns the least and greatest of vs, 0 and 0 if it is empty.
+func rangeOf(vs []float64) (lo, hi float64) {
+	if len(vs) == 0 {
+		return 0, 0
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
-	if nt == 0 {
-		lo, hi = 0, 0
-	}
-	return &Matrix{
-		rows: m, cols: n,
-		rowPtr: rowPtr, rowIdx: rowIdx, rowVal: Values{codes: rowVal, table: values},
-		colPtr: colPtr, colIdx: colIdx, colVal: Values{codes: colVal, table: values},
-		min: lo, max: hi,
-	}, true
+	return lo, hi
 }
 
 // sumCounts returns the pointers of buckets whose sizes are the sums of
@@ -280,4 +376,14 @@ func (c *codedValues) unpack(is []int32) Values {
 		is[k], f[k] = i, c.table[code]
 	}
 	return Values{f64: f}
+}
+
+// float32sOf returns x's memory as float32s, for x's owner to reuse
+// once it is done with x: both are 4-byte numbers without pointers, so
+// the memory holds either.
+func float32sOf(x []int32) []float32 {
+	if len(x) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
 }

@@ -27,7 +27,7 @@ and therefore not private.`,
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newTrainCmd(), newBudgetCmd(), newSampleCmd(), newAccountCmd(), newAuditCmd(), newReproduceCmd(), newUtilityCmd(), newPredictCmd(), newRecommendCmd())
+	root.AddCommand(newTrainCmd(), newBudgetCmd(), newSampleCmd(), newAccountCmd(), newAuditCmd(), newReproduceCmd(), newUtilityCmd(), newPredictCmd(), newRecommendCmd(), newGenerateCmd())
 	return root
 }
 

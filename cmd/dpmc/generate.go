@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dpmc/dpmc/internal/atomicfile"
+	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/synthetic"
+)
+
+func newGenerateCmd() *cobra.Command {
+	var (
+		n, testN int
+		seed     uint64
+		out      outputFlags
+		testPath string
+	)
+	cmd := &cobra.Command{
+		Use:   "generate",
+		Short: "Write the benchmark data set (synthetic ratings) as a tsv file",
+		Long: `generate writes the project's benchmark data set (package synthetic,
+Benchmark) as a ratings file, so that dpmc and other tools (LIBMF, …) can
+be timed on the same data: --ratings ratings (default 10 000 000) of
+--ratings/100 users × --ratings/500 items (100 ratings per user and 500 per
+item on average; at least 50 000, which fill every cell), cells uniform
+without replacement, each
+
+  x = clamp(3 + 0.8·uᵀv/√10 + N(0, 0.1²), 1, 5),  u, v ~ N(0, I₁₀),
+
+rounded to float32. Lines are "user<TAB>item<TAB>rating", users and items
+numbered from 1, each rating the shortest decimal that reads back as the
+same number (dpmc train --format tsv reads it exactly).
+
+--test FILE also writes --test-ratings held-out ratings (cells the
+training file does not rate, valued by the same formula with fresh noise).
+
+The data is synthetic and seeded (--seed): experimental data, not private
+data.`,
+		Example: `  dpmc generate -o r10m.tsv --test r10m.test.tsv
+  dpmc generate --ratings 1000000 --seed 2 -o r1m.tsv
+  dpmc train --data r10m.tsv --test r10m.test.tsv --format tsv --algo als --mechanism none --rank 32 --lambda 0.005 --lambda-scale count --iters 6`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if n < 50_000 || n > math.MaxInt32 {
+				return fmt.Errorf("--ratings %d: want at least 50000 (with 100 ratings per user and 500 per item, fewer do not fit in the users × items cells) and at most %d", n, math.MaxInt32)
+			}
+			if err := out.check(); err != nil {
+				return err
+			}
+			if testPath != "" {
+				if out.path != "" && filepath.Clean(testPath) == filepath.Clean(out.path) {
+					return fmt.Errorf("--test %s: the same file as --output", testPath)
+				}
+				if err := atomicfile.Check(testPath, out.force); err != nil {
+					return fmt.Errorf("--test: %w", err)
+				}
+				if testN < 1 {
+					return fmt.Errorf("--test-ratings %d: want at least 1", testN)
+				}
+			} else if cmd.Flags().Changed("test-ratings") {
+				return fmt.Errorf("--test-ratings needs --test")
+			}
+			b := synthetic.DefaultBenchmark(1, seed)
+			b.Users, b.Items, b.Ratings = n/100, n/500, n
+			if testPath != "" && int64(testN) > int64(b.Users)*int64(b.Items)-int64(n) {
+				return fmt.Errorf("--test-ratings %d: only %d cells are left unrated", testN, int64(b.Users)*int64(b.Items)-int64(n))
+			}
+			stderr := cmd.ErrOrStderr()
+			fmt.Fprintf(stderr, "dpmc: generating %d ratings of %d users × %d items (seed %d; synthetic, experimental data)\n", n, b.Users, b.Items, seed)
+			d, err := b.Generate()
+			if err != nil {
+				return err
+			}
+			if err := cmd.Context().Err(); err != nil {
+				return err
+			}
+			var test *ratings.Dataset
+			if testPath != "" {
+				m, err := b.Test(testN, d.Ratings)
+				if err != nil {
+					return err
+				}
+				test = &ratings.Dataset{Ratings: m, Users: d.Users, Items: d.Items, Min: d.Min, Max: d.Max}
+			}
+			if err := out.write(cmd.OutOrStdout(), func(w io.Writer) error { return d.WriteTSV(w) }); err != nil {
+				return err
+			}
+			if test != nil {
+				if err := atomicfile.Write(testPath, out.force, func(w io.Writer) error { return test.WriteTSV(w) }); err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "dpmc: wrote %d held-out ratings to %s\n", testN, testPath)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&n, "ratings", 10_000_000, "number of training ratings (users = ratings/100, items = ratings/500)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the data (the set is deterministic for a seed)")
+	f.StringVar(&testPath, "test", "", "also write held-out ratings to this file (atomically; --force overwrites)")
+	f.IntVar(&testN, "test-ratings", 100_000, "number of held-out ratings for --test")
+	out.register(cmd)
+	return cmd
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dpmc/dpmc/ratings"
+)
+
+// TestGenerate writes a small benchmark set and its held-out ratings, and
+// loads both back: the sizes asked for, values in [1, 5], the same data
+// for the same seed, and other data for another.
+func TestGenerate(t *testing.T) {
+	dir := t.TempDir()
+	tr, te := filepath.Join(dir, "b.tsv"), filepath.Join(dir, "b.test.tsv")
+	_, stderr, code := dpmc(t, "generate", "--ratings", "100000", "--seed", "3", "-o", tr, "--test", te, "--test-ratings", "700")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	if !strings.Contains(stderr, "100000 ratings of 1000 users × 200 items") || !strings.Contains(stderr, "experimental data") {
+		t.Errorf("stderr %q does not describe the set", stderr)
+	}
+	train, test, err := ratings.LoadPair(tr, te, ratings.Options{Format: ratings.FormatTSV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if train.Ratings.Len() != 100000 || train.Ratings.Rows() != 1000 || train.Ratings.Cols() != 200 || test.Ratings.Len() != 700 {
+		t.Fatalf("loaded %d ratings of %d × %d and %d held out; want 100000 of 1000 × 200 and 700",
+			train.Ratings.Len(), train.Ratings.Rows(), train.Ratings.Cols(), test.Ratings.Len())
+	}
+	if train.Ratings.Min() < 1 || train.Ratings.Max() > 5 || train.Ratings.Min() == train.Ratings.Max() {
+		t.Errorf("ratings in [%v, %v], want a spread within [1, 5]", train.Ratings.Min(), train.Ratings.Max())
+	}
+	for c := range test.Ratings.All() {
+		if _, ok := train.Ratings.Get(int(c.User), int(c.Item)); ok {
+			t.Fatalf("held-out cell (%d, %d) is also a training rating", c.User, c.Item)
+		}
+	}
+	a, _, _ := dpmc(t, "generate", "--ratings", "100000", "--seed", "3")
+	b, _ := os.ReadFile(tr)
+	if a != string(b) {
+		t.Error("the same seed to stdout and to a file gave different data")
+	}
+	if c, _, _ := dpmc(t, "generate", "--ratings", "100000", "--seed", "4"); c == a {
+		t.Error("seeds 3 and 4 gave the same data")
+	}
+}
+
+// TestGenerateRejects checks that bad flags are refused, naming the flag,
+// before anything is written, and that an existing file is kept.
+func TestGenerateRejects(t *testing.T) {
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.tsv")
+	if err := os.WriteFile(kept, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--ratings", "49999"}, "--ratings 49999"},
+		{[]string{"--test-ratings", "10"}, "--test-ratings needs --test"},
+		{[]string{"--ratings", "50000", "-o", kept}, "--force"},
+		{[]string{"--ratings", "50000", "-o", filepath.Join(dir, "a.tsv"), "--test", filepath.Join(dir, "a.tsv")}, "same file as --output"},
+		{[]string{"--ratings", "50000", "--test", kept}, "--test"},
+		{[]string{"--ratings", "50000", "--test", filepath.Join(dir, "t.tsv"), "--test-ratings", "0"}, "--test-ratings 0"},
+		{[]string{"--ratings", "50000", "--test", filepath.Join(dir, "t.tsv"), "--test-ratings", "1"}, "only 0 cells are left"},
+	} {
+		stdout, stderr, code := dpmc(t, append([]string{"generate"}, tt.args...)...)
+		if code == 0 || !strings.Contains(stderr, tt.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, %d bytes out; want a failure naming %q", tt.args, code, stderr, len(stdout), tt.want)
+		}
+	}
+	if b, _ := os.ReadFile(kept); string(b) != "mine\n" {
+		t.Errorf("the existing file now holds %q", b)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 1 {
+		t.Errorf("files left behind: %v", names)
+	}
+}

@@ -132,7 +132,7 @@ func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
 		m := 0
 		for k, y := range vals {
 			wk := huber.Weight(c, y-pred[k])
-			wt[k], wy[k] = wk, wk*y
+			wt[k] = wk
 			if wk < 1 {
 				ir.corr[m], ir.cw[m] = int32(k), 1-wk
 				m++
@@ -140,6 +140,9 @@ func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
 		}
 		direct := 2*m > n
 		if direct {
+			for k, y := range vals {
+				wy[k] = wt[k] * y
+			}
 			clear(w.rhs)
 			dense.AddMulTransVec(w.rhs, blk, r, wy)
 		} else {

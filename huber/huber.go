@@ -19,6 +19,9 @@ type Mechanism struct {
 	tail         tailSplit // P(|T| > α) split at 25 bits, see sampleFrom
 	invAlpha     float64   // 1/α, the mean of the tail's excess beyond α
 	uniformBody  bool      // sample the body by a uniform proposal (α < 1)
+	// body bounds, per ziggurat layer, the positions of the draws that
+	// land in the layer's rectangle within [−α, α]: AddNoise's common case.
+	body [ziggurat.Layers]uint32
 }
 
 var (
@@ -45,6 +48,7 @@ func New(alpha, scale float64) (*Mechanism, error) {
 		tail:        splitTail(pTail, 25),
 		invAlpha:    1 / alpha,
 		uniformBody: alpha < 1,
+		body:        ziggurat.Limits(alpha),
 	}, nil
 }
 
@@ -76,22 +80,27 @@ func (m *Mechanism) Sample(r *rand.Rand) float64 {
 // with the common case of a draw inlined in the loop, for callers that
 // noise whole vectors (mechanism.AddNoise uses it).
 func (m *Mechanism) AddNoise(x []float64, r *rand.Rand) {
+	if m.uniformBody {
+		for i := range x {
+			x[i] += m.scale * m.sampleUnit(r)
+		}
+		return
+	}
+	// The common case of sampleFrom, written out here (a method would not
+	// be inlined): a body value (top bits above the tail's share) in the
+	// rectangle of a ziggurat layer and within [−α, α] at the first word
+	// u, the value sampleFrom would return too; m.body folds the last two
+	// tests into one comparison. Every other case goes to sampleFrom with
+	// the same word.
+	scale, hi, body := m.scale, m.tail.hi, &m.body
 	for i := range x {
 		u := r.Uint64()
-		t, ok := m.fastBody(u)
-		if !ok {
+		t, ok := ziggurat.InsideLimit(u, body)
+		if !ok || u>>tailShift <= hi {
 			t = m.sampleFrom(u, r)
 		}
-		x[i] += m.scale * t
+		x[i] += scale * t
 	}
-}
-
-// fastBody is the common case of sampleFrom, inlined: a body value
-// accepted in the rectangle of a ziggurat layer at the first word u. It
-// reports false, having drawn nothing more, in every other case.
-func (m *Mechanism) fastBody(u uint64) (float64, bool) {
-	t, in := ziggurat.Inside(u)
-	return t, in && u>>tailShift > m.tail.hi && math.Abs(t) <= m.alpha && !m.uniformBody
 }
 
 // tailSplit is P(|T| > α) for a uniform whose first bits come from a

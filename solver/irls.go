@@ -126,20 +126,26 @@ func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
 	clear(ir.rhs0)
 	dense.AddMulTransVec(ir.rhs0, blk, r, vals)
 	inverted, cached := false, 0 // G₀⁻¹ computed yet; columns of Z cached
-	pred, wt, wy := w.pred[:n], w.wt[:n], w.wy[:n]
+	pred, wt, wy := w.pred[:len(vals)], w.wt[:len(vals)], w.wy[:len(vals)]
 	for range t.opts.IRLSIters {
 		dense.MulVec(pred, blk, r, w.theta)
+		// The ratings with weight huber.Weight(c, e) < 1: |e| > c and c/|e|
+		// below 1 after rounding (a NaN residual has weight NaN, as there).
 		m := 0
 		for k, y := range vals {
-			wk := huber.Weight(c, y-pred[k])
-			wt[k], wy[k] = wk, wk*y
-			if wk < 1 {
-				ir.corr[m], ir.cw[m] = int32(k), 1-wk
-				m++
+			if e := math.Abs(y - pred[k]); e > c {
+				if wk := c / e; wk < 1 {
+					ir.corr[m], ir.cw[m] = int32(k), 1-wk
+					m++
+				}
 			}
 		}
 		direct := 2*m > n
 		if direct {
+			for k, y := range vals {
+				wt[k] = huber.Weight(c, y-pred[k])
+				wy[k] = wt[k] * y
+			}
 			clear(w.rhs)
 			dense.AddMulTransVec(w.rhs, blk, r, wy)
 		} else {

@@ -51,6 +51,46 @@ func Inside(u uint64) (float64, bool) {
 	return float64(j) * zig.w[l], absInt32(j) < zig.k[l]
 }
 
+// Limits returns, for each layer i, the bound on a word's position below
+// which InsideLimit accepts it: the least |j| that is outside the layer's
+// rectangle (|j| ≥ k_i) or whose value float64(|j|)·Width(i), rounded, is
+// above a. So InsideLimit(u, &lim) reports true exactly when Inside(u)
+// does and its value's magnitude is at most a: a sampler of the normal
+// truncated to [−a, a] decides its common case with one comparison. The
+// rounded product is non-decreasing in |j| and odd in j, so the values
+// within a are those of |j| below the bound.
+func Limits(a float64) [Layers]uint32 {
+	var lim [Layers]uint32
+	for i := range Layers {
+		w, k := zig.w[i], uint64(zig.k[i])
+		over := func(j uint64) bool { return j >= k || float64(j)*w > a }
+		// The least j with over(j), by bisection keeping !over(lo) and
+		// over(hi); over(k) holds.
+		lo, hi := uint64(0), k
+		if over(0) {
+			hi = 0
+		}
+		for hi-lo > 1 {
+			if mid := lo + (hi-lo)/2; over(mid) {
+				hi = mid
+			} else {
+				lo = mid
+			}
+		}
+		lim[i] = uint32(hi)
+	}
+	return lim
+}
+
+// InsideLimit returns Inside's value of word u and whether its position
+// is below lim's bound for its layer, lim from Limits(a): whether Inside
+// accepts u and the value lies in [−a, a]. It reads only u's low 39 bits
+// and is small enough to inline.
+func InsideLimit(u uint64, lim *[Layers]uint32) (float64, bool) {
+	j, l := int32(u), (u>>32)&(Layers-1)
+	return float64(j) * zig.w[l], absInt32(j) < lim[l]
+}
+
 // newZiggurat computes the layers. Marsaglia and Tsang give r =
 // 3.442619855899 and v = 9.91256303526217e-3 to 13 digits, which leaves
 // the top layer's area 1.2e-9 off the others; here r is found to float64

@@ -72,3 +72,35 @@ func TestInsideAgreesWithNormal(t *testing.T) {
 		}
 	}
 }
+
+// TestInsideLimit checks InsideLimit against its definition, Inside and
+// |value| ≤ a, for every layer at the positions around each bound (where
+// an error would show) and at random words, for bounds a that cut layers
+// (0.3, 1, 3, the paper's Huber shape 3.3), that cut none (40) and 0.
+func TestInsideLimit(t *testing.T) {
+	r := rng.Seeded(13)
+	for _, a := range []float64{0, 0.3, 1, 3, 3.3, 40} {
+		lim := Limits(a)
+		check := func(u uint64) {
+			x, ok := Inside(u)
+			want := ok && math.Abs(x) <= a
+			y, got := InsideLimit(u, &lim)
+			if got != want || y != x {
+				t.Fatalf("a = %g, word %#x (layer %d, position %d): InsideLimit %v, %v; want %v, %v", a, u, (u>>32)&(Layers-1), int32(u), y, got, x, want)
+			}
+		}
+		for l := range uint64(Layers) {
+			for _, d := range []int64{-2, -1, 0, 1} {
+				j := int64(lim[l]) + d
+				if j < 0 || j > math.MaxInt32 {
+					continue
+				}
+				check(l<<32 | uint64(uint32(int32(j))))
+				check(l<<32 | uint64(uint32(-int32(j))))
+			}
+		}
+		for range 100000 {
+			check(r.Uint64())
+		}
+	}
+}

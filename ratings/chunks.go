@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // readConfig says how read parses the formats without quoting (ml100k,
@@ -15,7 +16,14 @@ import (
 // error for bad input, are the same; tests compare them.
 type readConfig struct {
 	workers, blockSize int
+	// parsers, if not nil, counts the parsing goroutines running: each
+	// adds 1 when it starts and subtracts it as its last act before it
+	// is done (for tests: 0 once read has returned).
+	parsers *goroutines
 }
+
+// goroutines counts goroutines that started and that are running.
+type goroutines struct{ started, running atomic.Int64 }
 
 // defaultBlockSize is the size of the chunks that the parallel parser
 // reads: large enough that handing a chunk to a goroutine costs little
@@ -223,6 +231,11 @@ func (l *loader) readChunks(g io.Reader, lf *lineFormat) (err error) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					if g := l.parsers; g != nil {
+						g.started.Add(1)
+						g.running.Add(1)
+						defer g.running.Add(-1) // before wg.Done
+					}
 					for c := range jobs {
 						c.parse(&l.recordRules, lf, nil)
 						close(c.done)

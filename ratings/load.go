@@ -192,6 +192,7 @@ type loader struct {
 	// quoting in chunks of blockSize bytes (see readChunks); 0 reads it
 	// line by line.
 	workers, blockSize int
+	parsers            *goroutines // see readConfig
 
 	users, items *IDs
 	fixed        bool // users, items belong to a training set: look up only
@@ -274,7 +275,7 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	}
 
 	l := &loader{recordRules: recordRules{file: name, format: format, ranged: ranged}, dup: opts.Duplicates,
-		workers: cfg.workers, blockSize: cfg.blockSize, vc: &codedValues{}}
+		workers: cfg.workers, blockSize: cfg.blockSize, parsers: cfg.parsers, vc: &codedValues{}}
 	if n, all := estimateLines(size, head); n > 0 {
 		l.us, l.is = make([]int32, 0, n), make([]int32, 0, n)
 		l.expect = all

@@ -169,46 +169,38 @@ func (sc *scatter[V]) repeats() bool {
 func (sc *scatter[V]) views(rowIdx []int32, rowVal []V) ([]int32, []V, []int32, []V) {
 	nt := len(sc.byColUser)
 	rowIdx, rowVal = rowIdx[:nt], rowVal[:nt]
-	cu, cv, rowPtr, colPtr := sc.byColUser, sc.byColVal, sc.rowPtr, sc.colPtr
-	rowCnt, colCnt := sc.rowCnt, sc.colCnt
-	colParts := ranges(colPtr, sc.workers)
-	countParts(colParts, rowPtr, rowCnt, func(p int, lo, hi int32) {
-		rc := rowCnt[p]
-		for _, u := range cu[colPtr[lo]:colPtr[hi]] {
-			rc[u]++
+	cu, cv := sc.byColUser, sc.byColVal
+	transpose(sc.colPtr, cu, cv, sc.rowPtr, rowIdx, rowVal, sc.rowCnt, sc.workers)
+	transpose(sc.rowPtr, rowIdx, rowVal, sc.colPtr, cu, cv, sc.colCnt, sc.workers)
+	return rowIdx, rowVal, cu, cv
+}
+
+// transpose writes the compressed lines (rows or columns) srcPtr, srcIdx,
+// srcVal the other way, into dstIdx and dstVal by the pointers dstPtr,
+// visiting the source lines in order, so that each destination line's
+// indices come out increasing. It runs on up to workers goroutines, each
+// taking a range of source lines and counting its elements per
+// destination line in cnt[p] first, so the result does not depend on
+// their number. dst must not share memory with src.
+func transpose[V uint8 | float32](srcPtr []int, srcIdx []int32, srcVal []V, dstPtr []int, dstIdx []int32, dstVal []V, cnt [][]int, workers int) {
+	parts := ranges(srcPtr, workers)
+	countParts(parts, dstPtr, cnt, func(p int, lo, hi int32) {
+		c := cnt[p]
+		for _, k := range srcIdx[srcPtr[lo]:srcPtr[hi]] {
+			c[k]++
 		}
 	})
-	inParallel(colParts, func(p int, lo, hi int32) {
-		next := rowCnt[p]
-		for j := lo; j < hi; j++ {
-			for q := colPtr[j]; q < colPtr[j+1]; q++ {
-				u := cu[q]
-				d := next[u]
-				rowIdx[d], rowVal[d] = j, cv[q]
-				next[u]++
-			}
-		}
-	})
-	colIdx, colVal := cu, cv
-	rowParts := ranges(rowPtr, sc.workers)
-	countParts(rowParts, colPtr, colCnt, func(p int, lo, hi int32) {
-		cc := colCnt[p]
-		for _, j := range rowIdx[rowPtr[lo]:rowPtr[hi]] {
-			cc[j]++
-		}
-	})
-	inParallel(rowParts, func(p int, lo, hi int32) {
-		next := colCnt[p]
+	inParallel(parts, func(p int, lo, hi int32) {
+		next := cnt[p]
 		for i := lo; i < hi; i++ {
-			for q := rowPtr[i]; q < rowPtr[i+1]; q++ {
-				j := rowIdx[q]
-				d := next[j]
-				colIdx[d], colVal[d] = i, rowVal[q]
-				next[j]++
+			for q := srcPtr[i]; q < srcPtr[i+1]; q++ {
+				k := srcIdx[q]
+				d := next[k]
+				dstIdx[d], dstVal[d] = i, srcVal[q]
+				next[k]++
 			}
 		}
 	})
-	return rowIdx, rowVal, colIdx, colVal
 }
 
 // rangeOf returns the least and greatest of vs, 0 and 0 if it is empty.

@@ -1,7 +1,6 @@
 package accounting
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -426,17 +425,7 @@ func (n *latticeNoise) pessimistic(h float64, ctd bool) (*pmf, error) {
 	}
 	total += comp
 	inf := min(1, max(0, 1-total)+4*0x1p-53)
-	first, last := 0, size-1
-	for first < last && p[first] == 0 {
-		first++
-	}
-	for last > first && p[last] == 0 {
-		last--
-	}
-	if p[last] == 0 {
-		return nil, errors.New("accounting: privacy-loss distribution has no finite mass")
-	}
-	return &pmf{h: h, offset: jmin + first, p: p[first : last+1], inf: inf}, nil
+	return trimmedPMF(h, jmin, p, inf)
 }
 
 // sat returns b + c, or b if b is ±posInf.

@@ -206,18 +206,25 @@ func (n *noise) discretize(h float64) (*pmf, error) {
 	if !math.IsInf(at[0].t, 1) {
 		p[0] += at[0].pu
 	}
-	// Trim zeros so that both ends carry mass (logMGF relies on it).
-	first, last := 0, size-1
+	return trimmedPMF(h, jlo, p, inf)
+}
+
+// trimmedPMF returns the pmf of masses p on the grid h·(offset + k) and
+// mass inf at +∞, with the zeros at both ends of p trimmed so that both
+// ends carry mass (logMGF relies on it). It returns an error if p has no
+// nonzero mass.
+func trimmedPMF(h float64, offset int, p []float64, inf float64) (*pmf, error) {
+	first, last := 0, len(p)-1
 	for first < last && p[first] == 0 {
 		first++
 	}
 	for last > first && p[last] == 0 {
 		last--
 	}
-	if p[last] == 0 {
+	if len(p) == 0 || p[last] == 0 {
 		return nil, errors.New("accounting: privacy-loss distribution has no finite mass")
 	}
-	return &pmf{h: h, offset: jlo + first, p: p[first : last+1], inf: inf}, nil
+	return &pmf{h: h, offset: offset + first, p: p[first : last+1], inf: inf}, nil
 }
 
 // part is a pmf composed k times.

@@ -8,6 +8,7 @@ import (
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/ziggurat"
 	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/rng"
 )
 
 // Mechanism is the Huber mechanism with shape α and scale s: noise s·T with
@@ -21,7 +22,7 @@ type Mechanism struct {
 	uniformBody  bool      // sample the body by a uniform proposal (α < 1)
 	// body bounds, per ziggurat layer, the positions of the draws that
 	// land in the layer's rectangle within [−α, α]: AddNoise's common case.
-	body [ziggurat.Layers]uint32
+	body [ziggurat.Layers]ziggurat.Limit
 }
 
 var (
@@ -92,15 +93,71 @@ func (m *Mechanism) AddNoise(x []float64, r *rand.Rand) {
 	// u, the value sampleFrom would return too; m.body folds the last two
 	// tests into one comparison. Every other case goes to sampleFrom with
 	// the same word.
+	//
+	// The words come from r's source directly when rng.SourceOf knows it:
+	// runs of buffered words from rng.Crypto's (no call per value), a
+	// direct call per word to a seeded ChaCha8 (no interface call), and
+	// r.Uint64() otherwise. sampleFrom takes its further words through r,
+	// from the same source: a buffered word that needs sampleFrom is
+	// marked read first, so that the words sampleFrom draws are the ones
+	// that follow it. The words and their order do not depend on the path
+	// (TestAddNoiseDrawsAsSample).
+	switch s := rng.SourceOf(r).(type) {
+	case *rng.CryptoSource:
+		for i := 0; i < len(x); {
+			w := s.Words()
+			k := m.addCommon(x[i:], w)
+			i += k
+			if k == len(w) || i == len(x) {
+				s.Discard(k)
+				continue
+			}
+			u := w[k] // read before sampleFrom refills the buffer
+			s.Discard(k + 1)
+			x[i] += m.scale * m.sampleFrom(u, r)
+			i++
+		}
+	case *rand.ChaCha8:
+		scale, hi, body := m.scale, m.tail.hi, &m.body
+		for i := range x {
+			u := s.Uint64()
+			t, ok := ziggurat.InsideLimit(u, body)
+			if !ok || u>>tailShift <= hi {
+				t = m.sampleFrom(u, r)
+			}
+			x[i] += scale * t
+		}
+	default:
+		scale, hi, body := m.scale, m.tail.hi, &m.body
+		for i := range x {
+			u := r.Uint64()
+			t, ok := ziggurat.InsideLimit(u, body)
+			if !ok || u>>tailShift <= hi {
+				t = m.sampleFrom(u, r)
+			}
+			x[i] += scale * t
+		}
+	}
+}
+
+// addCommon adds the draws of words w to x while they are the common
+// case of sampleFrom (AddNoise's test), and returns how many words it
+// used: min(len(w), len(x)), or the index of the first word that needs
+// sampleFrom (which it does not use).
+func (m *Mechanism) addCommon(x []float64, w []uint64) int {
+	if len(w) > len(x) {
+		w = w[:len(x)]
+	}
+	x = x[:len(w)]
 	scale, hi, body := m.scale, m.tail.hi, &m.body
-	for i := range x {
-		u := r.Uint64()
+	for k, u := range w {
 		t, ok := ziggurat.InsideLimit(u, body)
 		if !ok || u>>tailShift <= hi {
-			t = m.sampleFrom(u, r)
+			return k
 		}
-		x[i] += scale * t
+		x[k] += scale * t
 	}
+	return len(w)
 }
 
 // tailSplit is P(|T| > α) for a uniform whose first bits come from a

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"testing/cryptotest"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -135,19 +136,52 @@ func chiSquare(m *Mechanism, x, edges []float64) float64 {
 // TestAddNoiseDrawsAsSample holds AddNoise, whose loop inlines the common
 // case of a draw, to what Sample draws from the same stream, bit for bit,
 // at shapes where the common case is rare (α = 0.05, 0.5), usual (3) and
-// nearly certain (40).
+// nearly certain (40), and on each of AddNoise's paths: a seeded ChaCha8
+// (a direct call per word), rng.Crypto (runs of buffered words; crypto/rand
+// made reproducible by cryptotest.SetGlobalRandom) and any other source
+// (PCG: r.Uint64()). The vectors (1000 values, then 300 of 32 and some of
+// 0, 1 and 7) take AddNoise across the crypto buffer's refills at 64 and
+// 64 + 2048·k words, with and without a rare case at the edge; after them
+// both streams must be at the same word, so AddNoise neither reads ahead
+// nor skips.
 func TestAddNoiseDrawsAsSample(t *testing.T) {
-	for _, alpha := range []float64{0.05, 0.5, 3, 40} {
-		m, _ := New(alpha, 0.7)
-		x := make([]float64, 1000)
-		for i := range x {
-			x[i] = float64(i)
-		}
-		m.AddNoise(x, rng.Seeded(8))
-		r := rng.Seeded(8)
-		for i, v := range x {
-			if want := float64(i) + m.Sample(r); math.Float64bits(v) != math.Float64bits(want) {
-				t.Fatalf("α = %g: x[%d] = %v, want %v", alpha, i, v, want)
+	sources := []struct {
+		name string
+		new  func() *rand.Rand // the same stream on every call
+	}{
+		{"chacha8", func() *rand.Rand { return rng.Seeded(8) }},
+		{"crypto", func() *rand.Rand { cryptotest.SetGlobalRandom(t, 8); return rng.Crypto() }},
+		{"pcg", func() *rand.Rand { return rand.New(rand.NewPCG(8, 9)) }},
+	}
+	lengths := []int{1000, 0, 1, 7}
+	for range 300 {
+		lengths = append(lengths, 32)
+	}
+	lengths = append(lengths, 1, 7, 0, 5)
+	for _, src := range sources {
+		for _, alpha := range []float64{0.05, 0.5, 3, 40} {
+			m, _ := New(alpha, 0.7)
+			var got [][]float64
+			r := src.new()
+			for _, n := range lengths {
+				x := make([]float64, n)
+				for i := range x {
+					x[i] = float64(i)
+				}
+				m.AddNoise(x, r)
+				got = append(got, x)
+			}
+			after := r.Uint64()
+			r = src.new()
+			for c, x := range got {
+				for i, v := range x {
+					if want := float64(i) + m.Sample(r); math.Float64bits(v) != math.Float64bits(want) {
+						t.Fatalf("%s, α = %g: vector %d (of %d), x[%d] = %v, want %v", src.name, alpha, c, len(x), i, v, want)
+					}
+				}
+			}
+			if want := r.Uint64(); after != want {
+				t.Errorf("%s, α = %g: the word after the vectors is %#x, want %#x: AddNoise drew a different number of words", src.name, alpha, after, want)
 			}
 		}
 	}

@@ -13,6 +13,13 @@
 // Stream derives an independent generator from (seed, stream index), so that
 // work split over rows can give each row its own generator and produce the
 // same result whatever the number of workers.
+//
+// A sampler that draws many words can fetch a generator's Source with
+// SourceOf and take its words directly: a direct call of ChaCha8.Uint64
+// for the seeded generators, a run of buffered words for Crypto's
+// *CryptoSource (Words, Discard), instead of the interface call that every
+// *rand.Rand method makes. The words, and their order, are the same
+// either way.
 package rng
 
 import (
@@ -20,6 +27,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	mrand "math/rand/v2"
+	"unsafe"
 )
 
 // Seeded returns a deterministic generator for seed. The same seed always
@@ -71,27 +79,78 @@ func (s *Reseeder) Stream(seed, stream uint64) *mrand.Rand {
 const domain = "dpmc/rng/v1"
 
 // Crypto returns a generator whose bits come from crypto/rand, for private
-// releases. It buffers 512 bytes of crypto/rand output at a time. The
-// returned *Rand is not safe for concurrent use; give each goroutine its own.
+// releases; its Source is a *CryptoSource, which reads 512 bytes of
+// crypto/rand output at its first refill and 16 KiB at each later one. The
+// returned *Rand is not safe for concurrent use; give each goroutine its
+// own.
 func Crypto() *mrand.Rand {
-	return mrand.New(&cryptoSource{off: len(cryptoSource{}.buf)})
+	return mrand.New(&CryptoSource{})
 }
 
-// cryptoSource is a math/rand/v2 Source reading from crypto/rand.
-type cryptoSource struct {
-	buf [512]byte
-	off int // next unread byte in buf; len(buf) when buf is used up
+// Sizes of a CryptoSource's buffer, in 64-bit words.
+const (
+	cryptoFirst = 64      // the first refill: 512 bytes
+	cryptoWords = 2 << 10 // later refills: 16 KiB
+)
+
+// CryptoSource is the math/rand/v2 Source of Crypto: 64-bit words read in
+// order from a buffer filled from crypto/rand, each word 8 bytes of its
+// output in the machine's byte order; no bit is used twice. The first
+// refill reads 512 bytes, later ones 16 KiB, so that a short-lived
+// generator reads little and a long-lived one calls crypto/rand once per
+// 2048 words.
+//
+// A sampler that holds the *CryptoSource (see SourceOf) may read a run of
+// buffered words at once with Words and Discard, and pass the *rand.Rand
+// to its rare cases: both read the same buffer, so the words and their
+// order are those of calling r.Uint64() throughout. The zero value is
+// ready to use; a CryptoSource is not safe for concurrent use.
+type CryptoSource struct {
+	buf   []uint64 // the unread words are buf[off:]
+	off   int      // 0 ≤ off ≤ len(buf)
+	first [cryptoFirst]uint64
 }
 
-// Uint64 returns 64 bits from crypto/rand. crypto/rand.Read never fails on
-// supported platforms (since Go 1.24 it crashes the program rather than
-// return an error), so neither does this.
-func (s *cryptoSource) Uint64() uint64 {
-	if s.off+8 > len(s.buf) {
-		rand.Read(s.buf[:])
-		s.off = 0
+// Uint64 returns the next word. It never fails: crypto/rand.Read does not
+// return an error on supported platforms (since Go 1.24 it crashes the
+// program rather than return one).
+func (s *CryptoSource) Uint64() uint64 {
+	if s.off == len(s.buf) {
+		s.refill()
 	}
-	v := binary.LittleEndian.Uint64(s.buf[s.off:])
-	s.off += 8
-	return v
+	s.off++
+	return s.buf[s.off-1]
+}
+
+// Words returns the buffered words not yet read, in the order Uint64 would
+// return them, refilling the buffer first when none are left, so it is
+// never empty. Reading the first k and calling Discard(k) is the same as k
+// calls of Uint64. The slice is valid until the next call of a method
+// of s.
+func (s *CryptoSource) Words() []uint64 {
+	if s.off == len(s.buf) {
+		s.refill()
+	}
+	return s.buf[s.off:]
+}
+
+// Discard marks the first n words that Words returned as read. It panics
+// if n is negative or more than Words returned.
+func (s *CryptoSource) Discard(n int) {
+	if n < 0 || n > len(s.buf)-s.off {
+		panic("rng: Discard of more words than are buffered")
+	}
+	s.off += n
+}
+
+// refill fills the buffer from crypto/rand and rewinds it.
+func (s *CryptoSource) refill() {
+	switch {
+	case len(s.buf) == 0:
+		s.buf = s.first[:]
+	case len(s.buf) < cryptoWords:
+		s.buf = make([]uint64, cryptoWords)
+	}
+	rand.Read(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s.buf))), 8*len(s.buf)))
+	s.off = 0
 }

@@ -51,7 +51,35 @@ func Inside(u uint64) (float64, bool) {
 	return float64(j) * zig.w[l], absInt32(j) < zig.k[l]
 }
 
-// Limits returns, for each layer i, the bound on a word's position below
+// Limit is one layer's entry of Limits: the layer's width W = Width(i),
+// and the bound L on a position's magnitude in the form Off = L − 1,
+// Span = 2L − 1 (both 0 when L = 0), so that for every int32 j,
+// uint32(j) + Off < Span (in uint32 arithmetic, wrapping) exactly when
+// |j| < L: −L < j < L is 0 ≤ j + L − 1 < 2L − 1, and for L ≤ 2³¹ no j
+// outside wraps into that range. One layer's entry is 16 bytes, found
+// with one index computation.
+type Limit struct {
+	W         float64
+	Off, Span uint32
+}
+
+// Bound returns the limit's bound L.
+func (l Limit) Bound() uint32 {
+	if l.Span == 0 {
+		return 0
+	}
+	return l.Off + 1
+}
+
+// limitOf returns the Limit of layer i for bound L (L ≤ 2³¹).
+func limitOf(i int, L uint32) Limit {
+	if L == 0 {
+		return Limit{W: zig.w[i]}
+	}
+	return Limit{W: zig.w[i], Off: L - 1, Span: 2*L - 1}
+}
+
+// Limits returns, for each layer i, the bound L on a word's position below
 // which InsideLimit accepts it: the least |j| that is outside the layer's
 // rectangle (|j| ≥ k_i) or whose value float64(|j|)·Width(i), rounded, is
 // above a. So InsideLimit(u, &lim) reports true exactly when Inside(u)
@@ -59,8 +87,8 @@ func Inside(u uint64) (float64, bool) {
 // truncated to [−a, a] decides its common case with one comparison. The
 // rounded product is non-decreasing in |j| and odd in j, so the values
 // within a are those of |j| below the bound.
-func Limits(a float64) [Layers]uint32 {
-	var lim [Layers]uint32
+func Limits(a float64) [Layers]Limit {
+	var lim [Layers]Limit
 	for i := range Layers {
 		w, k := zig.w[i], uint64(zig.k[i])
 		over := func(j uint64) bool { return j >= k || float64(j)*w > a }
@@ -77,7 +105,7 @@ func Limits(a float64) [Layers]uint32 {
 				lo = mid
 			}
 		}
-		lim[i] = uint32(hi)
+		lim[i] = limitOf(i, uint32(hi))
 	}
 	return lim
 }
@@ -86,9 +114,9 @@ func Limits(a float64) [Layers]uint32 {
 // is below lim's bound for its layer, lim from Limits(a): whether Inside
 // accepts u and the value lies in [−a, a]. It reads only u's low 39 bits
 // and is small enough to inline.
-func InsideLimit(u uint64, lim *[Layers]uint32) (float64, bool) {
-	j, l := int32(u), (u>>32)&(Layers-1)
-	return float64(j) * zig.w[l], absInt32(j) < lim[l]
+func InsideLimit(u uint64, lim *[Layers]Limit) (float64, bool) {
+	j, l := int32(u), &lim[(u>>32)&(Layers-1)]
+	return float64(j) * l.W, uint32(j)+l.Off < l.Span
 }
 
 // newZiggurat computes the layers. Marsaglia and Tsang give r =

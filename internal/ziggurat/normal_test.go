@@ -91,7 +91,7 @@ func TestInsideLimit(t *testing.T) {
 		}
 		for l := range uint64(Layers) {
 			for _, d := range []int64{-2, -1, 0, 1} {
-				j := int64(lim[l]) + d
+				j := int64(lim[l].Bound()) + d
 				if j < 0 || j > math.MaxInt32 {
 					continue
 				}
@@ -101,6 +101,28 @@ func TestInsideLimit(t *testing.T) {
 		}
 		for range 100000 {
 			check(r.Uint64())
+		}
+	}
+}
+
+// TestLimitBound checks Limit's test uint32(j) + Off < Span against
+// |j| < L at the positions where it could fail (both ends of int32, ±L,
+// ±(L − 1)) for bounds from 0 to the largest a layer can have, and that
+// Bound gives L back.
+func TestLimitBound(t *testing.T) {
+	for _, L := range []uint32{0, 1, 2, 3, 1 << 20, math.MaxInt32 - 1, math.MaxInt32, 1 << 31} {
+		lim := limitOf(5, L)
+		if lim.Bound() != L {
+			t.Errorf("L = %d: Bound() = %d", L, lim.Bound())
+		}
+		for _, j := range []int64{math.MinInt32, math.MinInt32 + 1, -int64(L) - 1, -int64(L), -int64(L) + 1, -1, 0, 1, int64(L) - 1, int64(L), int64(L) + 1, math.MaxInt32 - 1, math.MaxInt32} {
+			if j < math.MinInt32 || j > math.MaxInt32 {
+				continue
+			}
+			want := j > -int64(L) && j < int64(L)
+			if got := uint32(int32(j))+lim.Off < lim.Span; got != want {
+				t.Errorf("L = %d, j = %d: accepted %v, want %v", L, j, got, want)
+			}
 		}
 	}
 }

@@ -139,11 +139,12 @@ func chiSquare(m *Mechanism, x, edges []float64) float64 {
 // nearly certain (40), and on each of AddNoise's paths: a seeded ChaCha8
 // (a direct call per word), rng.Crypto (runs of buffered words; crypto/rand
 // made reproducible by cryptotest.SetGlobalRandom) and any other source
-// (PCG: r.Uint64()). The vectors (1000 values, then 300 of 32 and some of
-// 0, 1 and 7) take AddNoise across the crypto buffer's refills at 64 and
-// 64 + 2048·k words, with and without a rare case at the edge; after them
-// both streams must be at the same word, so AddNoise neither reads ahead
-// nor skips.
+// (PCG: r.Uint64()). The vectors (1000 values, then 3000 of 32 and some
+// of 0, 1 and 7) take AddNoise across the crypto buffer's refills at 64 and
+// 64 + 512·k words, about 190 times, with rare cases inside a run of
+// buffered words (about 3 100 at α = 3) and on its last word (5 at α = 3,
+// counted once with a scratch copy of the loop); after them both streams
+// must be at the same word, so AddNoise neither reads ahead nor skips.
 func TestAddNoiseDrawsAsSample(t *testing.T) {
 	sources := []struct {
 		name string
@@ -154,7 +155,7 @@ func TestAddNoiseDrawsAsSample(t *testing.T) {
 		{"pcg", func() *rand.Rand { return rand.New(rand.NewPCG(8, 9)) }},
 	}
 	lengths := []int{1000, 0, 1, 7}
-	for range 300 {
+	for range 3000 {
 		lengths = append(lengths, 32)
 	}
 	lengths = append(lengths, 1, 7, 0, 5)

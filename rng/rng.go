@@ -80,7 +80,7 @@ const domain = "dpmc/rng/v1"
 
 // Crypto returns a generator whose bits come from crypto/rand, for private
 // releases; its Source is a *CryptoSource, which reads 512 bytes of
-// crypto/rand output at its first refill and 16 KiB at each later one. The
+// crypto/rand output at its first refill and 4 KiB at each later one. The
 // returned *Rand is not safe for concurrent use; give each goroutine its
 // own.
 func Crypto() *mrand.Rand {
@@ -89,16 +89,18 @@ func Crypto() *mrand.Rand {
 
 // Sizes of a CryptoSource's buffer, in 64-bit words.
 const (
-	cryptoFirst = 64      // the first refill: 512 bytes
-	cryptoWords = 2 << 10 // later refills: 16 KiB
+	cryptoFirst = 64  // the first refill: 512 bytes
+	cryptoWords = 512 // later refills: 4 KiB
 )
 
 // CryptoSource is the math/rand/v2 Source of Crypto: 64-bit words read in
 // order from a buffer filled from crypto/rand, each word 8 bytes of its
 // output in the machine's byte order; no bit is used twice. The first
-// refill reads 512 bytes, later ones 16 KiB, so that a short-lived
+// refill reads 512 bytes, later ones 4 KiB, so that a short-lived
 // generator reads little and a long-lived one calls crypto/rand once per
-// 2048 words.
+// 512 words (16 KiB reads cost about 4 % less CPU per word in
+// BenchmarkCryptoRandRead, a difference AddNoise's benchmark did not
+// resolve, for 4 times the memory and the over-read).
 //
 // A sampler that holds the *CryptoSource (see SourceOf) may read a run of
 // buffered words at once with Words and Discard, and pass the *rand.Rand

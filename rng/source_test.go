@@ -3,14 +3,17 @@ package rng
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"fmt"
 	mrand "math/rand/v2"
 	"testing"
 	"testing/cryptotest"
+
+	"github.com/dpmc/dpmc/internal/procstat"
 )
 
 // TestCryptoSourceReadsCryptoRand holds Crypto's words to crypto/rand's
 // output, made reproducible by cryptotest.SetGlobalRandom: its first
-// 64 + 2·2048 words (the first refill and two later ones) are the same
+// 64 + 2·512 words (the first refill and two later ones) are the same
 // bytes as one Read of that length, each word 8 of them in the machine's
 // byte order; so no byte is skipped or used twice across refills.
 func TestCryptoSourceReadsCryptoRand(t *testing.T) {
@@ -91,6 +94,24 @@ func BenchmarkCryptoUint64(b *testing.B) {
 		sink += r.Uint64()
 	}
 	_ = sink
+}
+
+// BenchmarkCryptoRandRead reads from crypto/rand in the sizes a
+// CryptoSource could refill with; cpu-ns/word is the process's CPU time
+// per 8 bytes, the floor of a private word's cost.
+func BenchmarkCryptoRandRead(b *testing.B) {
+	for _, n := range []int{512, 4 << 10, 16 << 10} {
+		b.Run(fmt.Sprintf("bytes=%d", n), func(b *testing.B) {
+			buf := make([]byte, n)
+			cpu0, ok := procstat.CPUTime()
+			for b.Loop() {
+				rand.Read(buf)
+			}
+			if cpu1, _ := procstat.CPUTime(); ok {
+				b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N*n/8), "cpu-ns/word")
+			}
+		})
+	}
 }
 
 var _ mrand.Source = (*CryptoSource)(nil)

@@ -136,8 +136,8 @@ func (s *CryptoSource) Words() []uint64 {
 	return s.buf[s.off:]
 }
 
-// Discard marks the first n words that Words returned as read. It panics
-// if n is negative or more than Words returned.
+// Discard marks the next n unread words as read: the first n of what
+// Words returns. It panics if n is negative or more than are buffered.
 func (s *CryptoSource) Discard(n int) {
 	if n < 0 || n > len(s.buf)-s.off {
 		panic("rng: Discard of more words than are buffered")

@@ -276,8 +276,9 @@ func (t *trainer) irlsDual(w *worker, sweep, j int, rnd *rand.Rand, blk, vals []
 	}
 	dense.MulVec(pred, blk, r, w.theta)
 	// unitFactored: md holds the Cholesky factor of λI + K, the M of unit
-	// weights, which most inner iterations share.
-	unitFactored := false
+	// weights, which most inner iterations share; unitRHS: ir.rhs0 holds
+	// their Bᵀy (the G₀ way's b₀, which this item does not use).
+	unitFactored, unitRHS := false, false
 	for range t.opts.IRLSIters {
 		unit := true
 		for k, y := range vals {
@@ -287,8 +288,16 @@ func (t *trainer) irlsDual(w *worker, sweep, j int, rnd *rand.Rand, blk, vals []
 				wt[k], unit = math.Sqrt(wk), false // S
 			}
 		}
-		clear(w.rhs)
-		dense.AddMulTransVec(w.rhs, blk, r, wy)
+		if unit && unitRHS {
+			copy(w.rhs, ir.rhs0) // wy = y, as when it was computed
+		} else {
+			clear(w.rhs)
+			dense.AddMulTransVec(w.rhs, blk, r, wy)
+			if unit {
+				copy(ir.rhs0, w.rhs)
+				unitRHS = true
+			}
+		}
 		if t.opts.Noise != nil {
 			mechanism.AddNoise(t.opts.Noise, w.rhs, rnd)
 		}

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"runtime"
@@ -184,11 +183,12 @@ func (r *Result) rank(train, test *ratings.Matrix, p Scorer, o Options) {
 type ranker struct {
 	rated, relevant []bool
 	top             topK
+	best            []Scored // top, sorted
 	hits            []bool
 }
 
 func newRanker(cols, k int) *ranker {
-	return &ranker{rated: make([]bool, cols), relevant: make([]bool, cols), top: make(topK, 0, k), hits: make([]bool, 0, k)}
+	return &ranker{rated: make([]bool, cols), relevant: make([]bool, cols), top: make(topK, 0, k), best: make([]Scored, 0, k), hits: make([]bool, 0, k)}
 }
 
 // user returns user i's precision, recall, NDCG and AP at k, and whether
@@ -217,7 +217,8 @@ func (rk *ranker) user(train, test *ratings.Matrix, p Scorer, o Options, i int) 
 			}
 		}
 		rk.hits = rk.hits[:0]
-		for _, s := range rk.top.sorted() {
+		rk.best = rk.top.sortedInto(rk.best)
+		for _, s := range rk.best {
 			rk.hits = append(rk.hits, rk.relevant[s.Item])
 		}
 		m[0], m[1], m[2], m[3] = AtK(rk.hits, nrel, o.K)
@@ -276,34 +277,68 @@ func Before(a, b Scored) bool {
 	return a.Item < b.Item
 }
 
-// topK keeps the best k offers, the worst of them at the root.
+// topK keeps the best k offers, the worst of them at the root of a
+// binary heap. It is written out rather than run by container/heap, whose
+// interface boxes every item pushed or popped: one allocation per offer
+// and per result, for every user that an evaluation ranks.
 type topK []Scored
 
-func (h topK) Len() int           { return len(h) }
-func (h topK) Less(a, b int) bool { return Before(h[b], h[a]) }
-func (h topK) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
-func (h *topK) Push(x any)        { *h = append(*h, x.(Scored)) }
-func (h *topK) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// worse reports whether entry a of the heap ranks below entry b.
+func (h topK) worse(a, b int) bool { return Before(h[b], h[a]) }
+
+func (h topK) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2
+		if !h.worse(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (h topK) down(i int) {
+	n := len(h)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if r := c + 1; r < n && h.worse(r, c) {
+			c = r
+		}
+		if !h.worse(c, i) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 func (h *topK) offer(s Scored, k int) {
 	if len(*h) < k {
-		heap.Push(h, s)
+		*h = append(*h, s)
+		h.up(len(*h) - 1)
 	} else if Before(s, (*h)[0]) {
 		(*h)[0] = s
-		heap.Fix(h, 0)
+		h.down(0)
 	}
 }
 
-// sorted empties h and returns its items best first.
-func (h *topK) sorted() []Scored {
-	out := make([]Scored, h.Len())
-	for p := len(out) - 1; p >= 0; p-- {
-		out[p] = heap.Pop(h).(Scored)
+// sortedInto empties h and returns its items best first, in dst's memory
+// when it has room.
+func (h *topK) sortedInto(dst []Scored) []Scored {
+	n := len(*h)
+	if cap(dst) < n {
+		dst = make([]Scored, n)
+	}
+	out := dst[:n]
+	for p := n - 1; p >= 0; p-- {
+		last := len(*h) - 1
+		out[p] = (*h)[0]
+		(*h)[0] = (*h)[last]
+		*h = (*h)[:last]
+		h.down(0)
 	}
 	return out
 }
@@ -321,5 +356,5 @@ func TopK(n, k int, score func(j int) float64, skip func(j int) bool) []Scored {
 			h.offer(Scored{j, score(j)}, k)
 		}
 	}
-	return h.sorted()
+	return h.sortedInto(nil)
 }

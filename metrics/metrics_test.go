@@ -2,6 +2,8 @@ package metrics
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/dpmc/dpmc/ratings"
@@ -106,6 +108,47 @@ func TestTopK(t *testing.T) {
 	want := []Scored{{1, 3}, {2, 3}, {3, 2}}
 	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("TopK = %v, want %v", got, want)
+	}
+}
+
+// TestTopKMatchesSort holds TopK to a full sort by Before, on scores with
+// many ties, for k below, at and above the number of items kept.
+func TestTopKMatchesSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := range 500 {
+		n, k := r.IntN(40), r.IntN(12)
+		s := make([]float64, n)
+		for j := range s {
+			s[j] = float64(r.IntN(5)) // ties on purpose
+		}
+		skip := func(j int) bool { return j%7 == trial%7 }
+		var want []Scored
+		for j := range n {
+			if !skip(j) {
+				want = append(want, Scored{j, s[j]})
+			}
+		}
+		slices.SortFunc(want, func(a, b Scored) int {
+			if Before(a, b) {
+				return -1
+			}
+			return 1
+		})
+		want = want[:min(k, len(want))]
+		got := TopK(n, k, func(j int) float64 { return s[j] }, skip)
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("trial %d (n %d, k %d): TopK = %v, want %v", trial, n, k, got, want)
+		}
+	}
+}
+
+// A ranked user costs no allocation: an evaluation ranks every test user.
+func TestRankerAllocs(t *testing.T) {
+	train, test, s := fixture(t)
+	rk := newRanker(test.Cols(), 3)
+	o := Options{K: 3, Threshold: 4}
+	if a := testing.AllocsPerRun(100, func() { rk.user(train, test, s, o, 0) }); a != 0 {
+		t.Errorf("ranking a user allocates %v times", a)
 	}
 }
 

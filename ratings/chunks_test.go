@@ -261,9 +261,15 @@ func TestBuildScatter(t *testing.T) {
 			j, code := unpacked(is[k])
 			items[k], f32[k] = j, float32(vc.table[code])
 		}
-		got32, ok := buildScatter32(m, n, slices32(us), items, f32, workers)
+		us32, items0, f320 := slices32(us), slices32(items), append([]float32(nil), f32...)
+		got32, ok := buildScatter32(m, n, us32, items, f32, workers)
 		if ok != (werr == nil) {
 			t.Fatalf("trial %d: buildScatter32 ok %v, build error %v", trial, ok, werr)
+		}
+		// A repeat sends the loader to build, which needs the records as
+		// they were; otherwise their memory holds the matrix.
+		if !ok && (!slices.Equal(us32, us) || !slices.Equal(items, items0) || !slices.Equal(f32, f320)) {
+			t.Fatalf("trial %d: buildScatter32 found a repeat but changed the records", trial)
 		}
 		if ok && (!sameMatrix(got32, want) || got32.rowVal.f32 == nil || got32.colVal.f32 == nil) {
 			t.Fatalf("trial %d, %d workers: buildScatter32's matrix differs or is not float32:\n%v\n%v", trial, workers, got32.Triples(), want.Triples())

@@ -276,7 +276,7 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 
 	l := &loader{recordRules: recordRules{file: name, format: format, ranged: ranged}, dup: opts.Duplicates,
 		workers: cfg.workers, blockSize: cfg.blockSize, parsers: cfg.parsers, vc: &codedValues{}}
-	if n, all := estimateLines(size, head); n > 0 {
+	if n, all := estimateLines(size, head, sampleInput(r, size, len(head))); n > 0 {
 		l.us, l.is = make([]int32, 0, n), make([]int32, 0, n)
 		l.expect = all
 	}
@@ -855,15 +855,25 @@ func inputSize(r io.Reader) int64 {
 }
 
 // estimateLines guesses the number of lines of an input of size bytes (−1
-// if unknown) whose first bytes are head: n to allocate room for at once,
-// and all, the guess for the whole input. 0 means no guess. The guess lets
-// a loader allocate its buffers once or twice.
-func estimateLines(size int64, head []byte) (n, all int) {
+// if unknown) whose first bytes are head, with more of its bytes, from
+// further in, in samples (none if the input cannot be read at random):
+// n to allocate room for at once, and all, the guess for the whole input.
+// 0 means no guess. The guess lets a loader allocate its buffers once; a
+// guess from the head alone runs high when IDs lengthen down the file
+// (users numbered in order: 15 % high for dpmc generate's 10 M lines),
+// and the records then keep that much unused room.
+func estimateLines(size int64, head, samples []byte) (n, all int) {
 	newlines := bytes.Count(head, []byte{'\n'})
 	if size <= 0 || newlines == 0 {
 		return 0, 0
 	}
-	guess := float64(size) / float64(len(head)) * float64(newlines) * 1.02
+	// The lines per byte of the head, or of the samples, which stand for
+	// far more of a large input than its head does.
+	density := float64(newlines) / float64(len(head))
+	if k := bytes.Count(samples, []byte{'\n'}); k > 0 {
+		density = float64(k) / float64(len(samples))
+	}
+	guess := float64(size) * density * 1.02
 	// A wrong guess only costs memory: stay within what a file of the
 	// shortest plausible lines ("1,2,3\n") could need, and within
 	// maxPrealloc, so that a head of short lines before one endless line
@@ -871,3 +881,31 @@ func estimateLines(size int64, head []byte) (n, all int) {
 	all = int(min(guess, float64(size)/6+1, math.MaxInt32))
 	return min(all, maxPrealloc), all
 }
+
+// sampleInput reads, from an input of size bytes that can be read at
+// random (an *os.File), sampleCount pieces of sampleSize bytes spread
+// evenly over what follows the head of headLen bytes, without moving the
+// input's offset; nil for other inputs, for inputs not much larger than
+// the head, or on a read error.
+func sampleInput(r io.Reader, size int64, headLen int) []byte {
+	ra, ok := r.(io.ReaderAt)
+	if !ok || size < int64(4*headLen) || size < 4*sampleCount*sampleSize {
+		return nil
+	}
+	buf := make([]byte, 0, sampleCount*sampleSize)
+	for k := 1; k <= sampleCount; k++ {
+		off := int64(headLen) + (size-int64(headLen)-sampleSize)*int64(k)/sampleCount
+		piece := buf[len(buf) : len(buf)+sampleSize]
+		if _, err := ra.ReadAt(piece, off); err != nil {
+			return nil
+		}
+		buf = buf[:len(buf)+sampleSize]
+	}
+	return buf
+}
+
+// sampleCount and sampleSize shape sampleInput's samples.
+const (
+	sampleCount = 8
+	sampleSize  = 16 << 10
+)

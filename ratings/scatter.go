@@ -58,10 +58,12 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 
 // buildScatter32 is buildScatter for records whose values are float32,
 // vs[k] that of record k, is plain item indices: 16 bytes per rating for
-// both views. Besides the records (12 bytes each) it needs 8 bytes per
-// record (the records by column), 20 at the peak; the row view takes over
-// the memory of us and is, the column view that of the records by
-// column, and vs is garbage once the rows are built.
+// both views, and 16 at the peak, the records' 12 and 4 more. The users
+// by column come first, into new memory, and settle whether a pair
+// repeats while the records are still intact (the caller then falls back
+// to build, which needs them in file order). From then on only the
+// records' memory is needed, not their contents: the values by column go
+// into the memory of us, and the row view into that of is and vs.
 func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matrix, bool) {
 	workers = max(workers, 1)
 	recParts := partsOf(len(us), workers)
@@ -73,15 +75,18 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 			cc[is[k]]++
 		}
 	})
-	sc.byColumn(len(us), func(p int, lo, hi int32, cu []int32, cv []float32) {
+	sc.rowPtr, sc.colPtr = sumCounts(sc.rowCnt), sumCounts(sc.colCnt)
+	cu := make([]int32, len(us))
+	startAt(sc.colPtr, sc.colCnt)
+	inParallel(recParts, func(p int, lo, hi int32) {
 		next := sc.colCnt[p]
 		for k := lo; k < hi; k++ {
 			j := is[k]
-			q := next[j]
-			cu[q], cv[q] = us[k], vs[k]
+			cu[next[j]] = us[k]
 			next[j]++
 		}
 	})
+	sc.byColUser = cu
 	if sc.repeats() {
 		return nil, false
 	}
@@ -92,7 +97,19 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 	if len(vs) == 0 {
 		lo, hi = 0, 0
 	}
-	rowIdx, rowVal, colIdx, colVal := sc.views(us, float32sOf(is))
+	// The same scatter for the values, each part from where it started.
+	cv := float32sOf(us)
+	rewind(sc.colPtr, sc.colCnt)
+	inParallel(recParts, func(p int, lo, hi int32) {
+		next := sc.colCnt[p]
+		for k := lo; k < hi; k++ {
+			j := is[k]
+			cv[next[j]] = vs[k]
+			next[j]++
+		}
+	})
+	sc.byColVal = cv
+	rowIdx, rowVal, colIdx, colVal := sc.views(is, vs)
 	return &Matrix{
 		rows: m, cols: n,
 		rowPtr: sc.rowPtr, rowIdx: rowIdx, rowVal: Values{f32: rowVal},
@@ -240,6 +257,16 @@ func startAt(ptr []int, counts [][]int) {
 			at, c[b] = at+c[b], at
 		}
 	}
+}
+
+// rewind turns counts[p][b] back from past the last element of bucket b
+// of part p, where a pass of startAt's positions leaves it, to where the
+// first went: the end of part p − 1's elements, or the bucket's start.
+func rewind(ptr []int, counts [][]int) {
+	for p := len(counts) - 1; p > 0; p-- {
+		copy(counts[p], counts[p-1])
+	}
+	copy(counts[0], ptr)
 }
 
 // countParts sets counts[p][b] to where part p of the input, one of

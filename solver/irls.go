@@ -275,29 +275,49 @@ func (t *trainer) irlsDual(w *worker, sweep, j int, rnd *rand.Rand, blk, vals []
 		}
 	}
 	dense.MulVec(pred, blk, r, w.theta)
+	// unitFactored: md holds the Cholesky factor of λI + K, the M of unit
+	// weights, which most inner iterations share; unitRHS: ir.rhs0 holds
+	// their Bᵀy (the G₀ way's b₀, which this item does not use).
+	unitFactored, unitRHS := false, false
 	for range t.opts.IRLSIters {
+		unit := true
 		for k, y := range vals {
 			wk := huber.Weight(c, y-pred[k])
 			wy[k], wt[k] = wk*y, 1
 			if wk < 1 {
-				wt[k] = math.Sqrt(wk) // S
+				wt[k], unit = math.Sqrt(wk), false // S
 			}
 		}
-		clear(w.rhs)
-		dense.AddMulTransVec(w.rhs, blk, r, wy)
+		if unit && unitRHS {
+			copy(w.rhs, ir.rhs0) // wy = y, as when it was computed
+		} else {
+			clear(w.rhs)
+			dense.AddMulTransVec(w.rhs, blk, r, wy)
+			if unit {
+				copy(ir.rhs0, w.rhs)
+				unitRHS = true
+			}
+		}
 		if t.opts.Noise != nil {
 			mechanism.AddNoise(t.opts.Noise, w.rhs, rnd)
 		}
 		dense.MulVec(g, blk, r, w.rhs)
-		for a := range n {
-			for b := range a + 1 {
-				md[a*n+b] = wt[a] * kd[a*n+b] * wt[b]
+		if unit && unitFactored {
+			// The same M, and q = g, as below with S = I.
+			copy(q, g)
+			dense.SolveCholesky(md, n, q)
+		} else {
+			for a := range n {
+				for b := range a + 1 {
+					md[a*n+b] = wt[a] * kd[a*n+b] * wt[b]
+				}
+				md[a*n+a] += lambda
+				q[a] = wt[a] * g[a]
 			}
-			md[a*n+a] += lambda
-			q[a] = wt[a] * g[a]
-		}
-		if err := dense.CholeskySolve(md, n, q); err != nil {
-			return t.singular(sweep, "item", j, err)
+			if err := dense.CholeskySolve(md, n, q); err != nil {
+				return t.singular(sweep, "item", j, err)
+			}
+			unitFactored = unit
 		}
 		for a := range q {
 			q[a] *= wt[a]

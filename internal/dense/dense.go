@@ -392,29 +392,103 @@ func SolveCholesky(l []float64, n int, b []float64) {
 // Cholesky leaves it), using work (n × n values) as scratch: for a matrix
 // solved with many right-hand sides, each solve is then one matrix–vector
 // product (MulVec(x, inv, n, b)) instead of two triangular solves. It
-// costs about two factorizations.
+// costs about two factorizations (2n³/3 flops).
+//
+// It forms X = L⁻¹ in work by blocks of 4 rows, each block one
+// GemmTNLowerRowsSub against the rows above it (L's rows, transposed into
+// inv as scratch, times X) and a 4 × 4 forward substitution, then
+// inv = Xᵀ·X by blocks of 4 rows, each one GemmTNLowerRows over the rows of
+// X at and below the block (the rows above are zero there), and mirrors
+// the lower triangle into the upper.
 func CholeskyInverse(inv, l []float64, n int, work []float64) {
 	l, inv, x := l[:n*n], inv[:n*n], work[:n*n]
-	// x = L⁻¹, lower triangular with zeros above the diagonal, row by row:
-	// x_i = −(1/L_ii)·Σ_{k<i} L_ik·x_k, then x_ii = 1/L_ii.
+	// inv holds Lᵀ while X is formed: inv[k·n+i] = L_ik for k < i.
+	transposeLower(inv, l, n)
+	// X = L⁻¹, lower triangular with zeros above the diagonal. Block
+	// rows I = [i0, i1): X_I = L_II⁻¹·([0 | I] − L_I,0:i0·X_0:i0), the
+	// product over the rows above, which are already X's.
 	clear(x)
-	for i := range n {
-		row, xi := l[i*n:i*n+i+1], x[i*n:i*n+i+1]
-		d := 1 / row[i]
-		f64.GemvT(i, i, -d, x, n, row[:i], 1, xi[:i])
-		xi[i] = d
+	for i0 := 0; i0 < n; i0 += 4 {
+		i1 := min(i0+4, n)
+		for i := i0; i < i1; i++ {
+			x[i*n+i] = 1
+		}
+		f64.GemmTNLowerRowsSub(i0, i1, i0, inv, n, x, n, x, n)
+		if i1-i0 == 4 {
+			forwardSubst4(x, l, n, i0)
+			continue
+		}
+		for i := i0; i < i1; i++ {
+			xi := x[i*n : i*n+i+1]
+			for q := i0; q < i; q++ {
+				f64.Axpy(-l[i*n+q], x[q*n:q*n+q+1], xi[:q+1])
+			}
+			d := 1 / l[i*n+i]
+			for j := range xi {
+				xi[j] *= d
+			}
+		}
 	}
-	// inv = L⁻ᵀ·L⁻¹ = xᵀ·x, lower triangle, then mirrored. Row p of x is
-	// zero beyond column p, so rows [p0, p0+8) only reach the leading
-	// (p0+8) × (p0+8) block: a third of the flops of the full product.
+	// inv = L⁻ᵀ·L⁻¹ = Xᵀ·X, lower triangle: row i is Σ_{p≥i} x_pi·x_p, so
+	// the rows [i0, i1) need the rows of X from i0 on only.
 	clear(inv)
-	for p0 := 0; p0 < n; p0 += 8 {
-		f64.GemmTNLower(min(p0+8, n), min(8, n-p0), x[p0*n:], n, x[p0*n:], n, inv, n)
+	for i0 := 0; i0 < n; i0 += 4 {
+		i1 := min(i0+4, n)
+		f64.GemmTNLowerRows(i0, i1, n-i0, x[i0*n:], n, x[i0*n:], n, inv, n)
 	}
-	for i := range n {
-		col := inv[i:]
-		for j, v := range inv[i*n : i*n+i] {
-			col[j*n] = v
+	transposeLower(inv, inv, n)
+}
+
+// forwardSubst4 overwrites the rows i0 to i0+3 of x, columns 0 to i0+3,
+// with L_II⁻¹ times them, for the 4 × 4 diagonal block L_II of l at
+// (i0, i0): a forward substitution down each column. The entries of those
+// rows above the diagonal must be zero; they stay zero.
+func forwardSubst4(x, l []float64, n, i0 int) {
+	w := i0 + 4
+	r0 := x[i0*n : i0*n+w]
+	r1 := x[(i0+1)*n:][:len(r0)]
+	r2 := x[(i0+2)*n:][:len(r0)]
+	r3 := x[(i0+3)*n:][:len(r0)]
+	d := l[i0*n+i0:]
+	l10 := d[n]
+	l20, l21 := d[2*n], d[2*n+1]
+	l30, l31, l32 := d[3*n], d[3*n+1], d[3*n+2]
+	i0d, i1d, i2d, i3d := 1/d[0], 1/d[n+1], 1/d[2*n+2], 1/d[3*n+3]
+	for j := range r0 {
+		x0 := r0[j] * i0d
+		x1 := (r1[j] - l10*x0) * i1d
+		x2 := (r2[j] - l20*x0 - l21*x1) * i2d
+		x3 := (r3[j] - l30*x0 - l31*x1 - l32*x2) * i3d
+		r0[j], r1[j], r2[j], r3[j] = x0, x1, x2, x3
+	}
+}
+
+// transposeLower copies the strict lower triangle of the n × n matrix src
+// into the strict upper triangle of dst, transposed: dst[k·n+i] =
+// src[i·n+k] for k < i. dst and src may be the same slice. It works in
+// strips of 4 rows of src, so that each store fills 4 consecutive values
+// of a row of dst.
+func transposeLower(dst, src []float64, n int) {
+	i0 := 0
+	for ; i0+4 <= n; i0 += 4 {
+		s0 := src[i0*n : i0*n+i0]
+		s1 := src[(i0+1)*n:][:len(s0)]
+		s2 := src[(i0+2)*n:][:len(s0)]
+		s3 := src[(i0+3)*n:][:len(s0)]
+		for k, v := range s0 {
+			d := (*[4]float64)(dst[k*n+i0:])
+			d[0], d[1], d[2], d[3] = v, s1[k], s2[k], s3[k]
+		}
+		// The diagonal 4 × 4 tile.
+		for i := i0 + 1; i < i0+4; i++ {
+			for k := i0; k < i; k++ {
+				dst[k*n+i] = src[i*n+k]
+			}
+		}
+	}
+	for i := i0; i < n; i++ {
+		for k, v := range src[i*n : i*n+i] {
+			dst[k*n+i] = v
 		}
 	}
 }

@@ -15,8 +15,8 @@ func gemvT(m, n int, alpha float64, a []float64, lda int, x []float64, incX int,
 	gemvTGeneric(m, n, alpha, a, lda, x, incX, y)
 }
 
-func gemmTNLower(n, k int, sub bool, b []float64, ldb int, a []float64, lda int, c []float64, ldc int) {
-	gemmTNLowerGeneric(n, k, sub, b, ldb, a, lda, c, ldc)
+func gemmTNLower(r0, n, k int, sub bool, b []float64, ldb int, a []float64, lda int, c []float64, ldc int) {
+	gemmTNLowerRowsGeneric(r0, n, k, sub, b, ldb, a, lda, c, ldc)
 }
 
 func gather(dst, src []float64, n int, rows []int32) { gatherGeneric(dst, src, n, rows) }

@@ -186,17 +186,17 @@ const (
 // positive and finite.
 //
 // It works in panels of 8 columns: each panel's diagonal block is factored
-// unblocked, the rows below it are solved against that block all at once
-// (in a transposed copy, so that the work runs along contiguous rows), and
-// the rest of the matrix is updated by one rank-8 GemmTNLowerSub, where
-// the flops are.
+// unblocked (unrolled, in registers), the rows below it are solved against
+// that block all at once by f64.TrsmRows8, which also leaves them
+// transposed, and the rest of the matrix is updated by one rank-8
+// GemmTNLowerSub, where the flops are.
 func Cholesky(a []float64, n int) error {
 	a = a[:n*n]
 	// The panel's scratch space lives on the stack, sized to n: Go zeroes
 	// a stack array on every call.
 	switch {
 	case n <= cholBlock:
-		return choleskyUnblocked(a, n, n)
+		return choleskyDiag(a, n, n)
 	case n <= 16:
 		var buf [cholBlock * 16]float64
 		return choleskyBlocked(a, n, buf[:])
@@ -218,7 +218,7 @@ func Cholesky(a []float64, n int) error {
 func choleskyBlocked(a []float64, n int, buf []float64) error {
 	for j0 := 0; j0 < n; j0 += cholBlock {
 		jb := min(cholBlock, n-j0)
-		if err := choleskyUnblocked(a[j0*n+j0:], jb, n); err != nil {
+		if err := choleskyDiag(a[j0*n+j0:], jb, n); err != nil {
 			return err
 		}
 		m := n - j0 - jb
@@ -237,10 +237,12 @@ func choleskyBlocked(a []float64, n int, buf []float64) error {
 // j0 (width jb) in place, L_panel = A_panel·L11⁻ᵀ, one row at a time by
 // forward substitution (the rows are independent, so their chains
 // overlap), and copies them transposed into p: p[c·m+i] = L[j0+jb+i][j0+c]
-// for the m rows below.
+// for the m rows below. A full panel of 8 is f64.TrsmRows8 (in assembly,
+// 4 rows at a time, where the CPU has AVX2).
 func panelSolve(a []float64, n, j0, jb int, p []float64) {
 	if jb == 8 {
-		panelSolve8(a, n, j0, p)
+		m := n - j0 - 8
+		f64.TrsmRows8(m, a[j0*n+j0:], n, a[(j0+8)*n+j0:], n, p, m)
 		return
 	}
 	m := n - j0 - jb
@@ -266,53 +268,100 @@ func panelSolve(a []float64, n, j0, jb int, p []float64) {
 	}
 }
 
-// panelSolve8 is panelSolve for a panel of width 8, unrolled.
-func panelSolve8(a []float64, n, j0 int, p []float64) {
-	m := n - j0 - 8
-	d := a[j0*n+j0:]
-	l10 := d[1*n+0]
-	l20 := d[2*n+0]
-	l21 := d[2*n+1]
-	l30 := d[3*n+0]
-	l31 := d[3*n+1]
-	l32 := d[3*n+2]
-	l40 := d[4*n+0]
-	l41 := d[4*n+1]
-	l42 := d[4*n+2]
-	l43 := d[4*n+3]
-	l50 := d[5*n+0]
-	l51 := d[5*n+1]
-	l52 := d[5*n+2]
-	l53 := d[5*n+3]
-	l54 := d[5*n+4]
-	l60 := d[6*n+0]
-	l61 := d[6*n+1]
-	l62 := d[6*n+2]
-	l63 := d[6*n+3]
-	l64 := d[6*n+4]
-	l65 := d[6*n+5]
-	l70 := d[7*n+0]
-	l71 := d[7*n+1]
-	l72 := d[7*n+2]
-	l73 := d[7*n+3]
-	l74 := d[7*n+4]
-	l75 := d[7*n+5]
-	l76 := d[7*n+6]
-	i0, i1, i2, i3, i4, i5, i6, i7 := 1/d[0*n+0], 1/d[1*n+1], 1/d[2*n+2], 1/d[3*n+3], 1/d[4*n+4], 1/d[5*n+5], 1/d[6*n+6], 1/d[7*n+7]
-	p = p[:8*m]
-	for i := range m {
-		row := a[(j0+8+i)*n+j0 : (j0+8+i)*n+j0+8]
-		x0 := row[0] * i0
-		x1 := (row[1] - l10*x0) * i1
-		x2 := (row[2] - l20*x0 - l21*x1) * i2
-		x3 := (row[3] - l30*x0 - l31*x1 - l32*x2) * i3
-		x4 := (row[4] - l40*x0 - l41*x1 - l42*x2 - l43*x3) * i4
-		x5 := (row[5] - l50*x0 - l51*x1 - l52*x2 - l53*x3 - l54*x4) * i5
-		x6 := (row[6] - l60*x0 - l61*x1 - l62*x2 - l63*x3 - l64*x4 - l65*x5) * i6
-		x7 := (row[7] - l70*x0 - l71*x1 - l72*x2 - l73*x3 - l74*x4 - l75*x5 - l76*x6) * i7
-		row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7] = x0, x1, x2, x3, x4, x5, x6, x7
-		p[0*m+i], p[1*m+i], p[2*m+i], p[3*m+i], p[4*m+i], p[5*m+i], p[6*m+i], p[7*m+i] = x0, x1, x2, x3, x4, x5, x6, x7
+// cholesky8 is choleskyUnblocked for an 8 × 8 block, unrolled: the same
+// operations in the same order, held in registers (and so the same
+// result, bit for bit). It reads and writes only the lower triangle.
+func cholesky8(a []float64, lda int) error {
+	_ = a[7*lda+7]
+	a00 := a[0]
+	a10, a11 := a[lda], a[lda+1]
+	a20, a21, a22 := a[2*lda], a[2*lda+1], a[2*lda+2]
+	a30, a31, a32, a33 := a[3*lda], a[3*lda+1], a[3*lda+2], a[3*lda+3]
+	a40, a41, a42, a43, a44 := a[4*lda], a[4*lda+1], a[4*lda+2], a[4*lda+3], a[4*lda+4]
+	a50, a51, a52, a53, a54, a55 := a[5*lda], a[5*lda+1], a[5*lda+2], a[5*lda+3], a[5*lda+4], a[5*lda+5]
+	a60, a61, a62, a63, a64, a65, a66 := a[6*lda], a[6*lda+1], a[6*lda+2], a[6*lda+3], a[6*lda+4], a[6*lda+5], a[6*lda+6]
+	a70, a71, a72, a73, a74, a75, a76, a77 := a[7*lda], a[7*lda+1], a[7*lda+2], a[7*lda+3], a[7*lda+4], a[7*lda+5], a[7*lda+6], a[7*lda+7]
+	ok := true
+	d0 := a00
+	ok = ok && d0 > 0 && d0 <= math.MaxFloat64
+	a00 = math.Sqrt(d0)
+	inv0 := 1 / a00
+	a10 = a10 * inv0
+	a20 = a20 * inv0
+	a30 = a30 * inv0
+	a40 = a40 * inv0
+	a50 = a50 * inv0
+	a60 = a60 * inv0
+	a70 = a70 * inv0
+	d1 := a11 - a10*a10
+	ok = ok && d1 > 0 && d1 <= math.MaxFloat64
+	a11 = math.Sqrt(d1)
+	inv1 := 1 / a11
+	a21 = (a21 - a20*a10) * inv1
+	a31 = (a31 - a30*a10) * inv1
+	a41 = (a41 - a40*a10) * inv1
+	a51 = (a51 - a50*a10) * inv1
+	a61 = (a61 - a60*a10) * inv1
+	a71 = (a71 - a70*a10) * inv1
+	d2 := a22 - a20*a20 - a21*a21
+	ok = ok && d2 > 0 && d2 <= math.MaxFloat64
+	a22 = math.Sqrt(d2)
+	inv2 := 1 / a22
+	a32 = (a32 - a30*a20 - a31*a21) * inv2
+	a42 = (a42 - a40*a20 - a41*a21) * inv2
+	a52 = (a52 - a50*a20 - a51*a21) * inv2
+	a62 = (a62 - a60*a20 - a61*a21) * inv2
+	a72 = (a72 - a70*a20 - a71*a21) * inv2
+	d3 := a33 - a30*a30 - a31*a31 - a32*a32
+	ok = ok && d3 > 0 && d3 <= math.MaxFloat64
+	a33 = math.Sqrt(d3)
+	inv3 := 1 / a33
+	a43 = (a43 - a40*a30 - a41*a31 - a42*a32) * inv3
+	a53 = (a53 - a50*a30 - a51*a31 - a52*a32) * inv3
+	a63 = (a63 - a60*a30 - a61*a31 - a62*a32) * inv3
+	a73 = (a73 - a70*a30 - a71*a31 - a72*a32) * inv3
+	d4 := a44 - a40*a40 - a41*a41 - a42*a42 - a43*a43
+	ok = ok && d4 > 0 && d4 <= math.MaxFloat64
+	a44 = math.Sqrt(d4)
+	inv4 := 1 / a44
+	a54 = (a54 - a50*a40 - a51*a41 - a52*a42 - a53*a43) * inv4
+	a64 = (a64 - a60*a40 - a61*a41 - a62*a42 - a63*a43) * inv4
+	a74 = (a74 - a70*a40 - a71*a41 - a72*a42 - a73*a43) * inv4
+	d5 := a55 - a50*a50 - a51*a51 - a52*a52 - a53*a53 - a54*a54
+	ok = ok && d5 > 0 && d5 <= math.MaxFloat64
+	a55 = math.Sqrt(d5)
+	inv5 := 1 / a55
+	a65 = (a65 - a60*a50 - a61*a51 - a62*a52 - a63*a53 - a64*a54) * inv5
+	a75 = (a75 - a70*a50 - a71*a51 - a72*a52 - a73*a53 - a74*a54) * inv5
+	d6 := a66 - a60*a60 - a61*a61 - a62*a62 - a63*a63 - a64*a64 - a65*a65
+	ok = ok && d6 > 0 && d6 <= math.MaxFloat64
+	a66 = math.Sqrt(d6)
+	inv6 := 1 / a66
+	a76 = (a76 - a70*a60 - a71*a61 - a72*a62 - a73*a63 - a74*a64 - a75*a65) * inv6
+	d7 := a77 - a70*a70 - a71*a71 - a72*a72 - a73*a73 - a74*a74 - a75*a75 - a76*a76
+	ok = ok && d7 > 0 && d7 <= math.MaxFloat64
+	a77 = math.Sqrt(d7)
+	if !ok {
+		return ErrNotPositiveDefinite
 	}
+	a[0] = a00
+	a[lda], a[lda+1] = a10, a11
+	a[2*lda], a[2*lda+1], a[2*lda+2] = a20, a21, a22
+	a[3*lda], a[3*lda+1], a[3*lda+2], a[3*lda+3] = a30, a31, a32, a33
+	a[4*lda], a[4*lda+1], a[4*lda+2], a[4*lda+3], a[4*lda+4] = a40, a41, a42, a43, a44
+	a[5*lda], a[5*lda+1], a[5*lda+2], a[5*lda+3], a[5*lda+4], a[5*lda+5] = a50, a51, a52, a53, a54, a55
+	a[6*lda], a[6*lda+1], a[6*lda+2], a[6*lda+3], a[6*lda+4], a[6*lda+5], a[6*lda+6] = a60, a61, a62, a63, a64, a65, a66
+	a[7*lda], a[7*lda+1], a[7*lda+2], a[7*lda+3], a[7*lda+4], a[7*lda+5], a[7*lda+6], a[7*lda+7] = a70, a71, a72, a73, a74, a75, a76, a77
+	return nil
+}
+
+// choleskyDiag factors a diagonal block of a panel, n ≤ 8 rows: unrolled
+// at 8, else choleskyUnblocked.
+func choleskyDiag(a []float64, n, lda int) error {
+	if n == 8 {
+		return cholesky8(a, lda)
+	}
+	return choleskyUnblocked(a, n, lda)
 }
 
 // choleskyUnblocked factors the n × n block of a with leading dimension lda

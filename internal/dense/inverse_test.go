@@ -163,3 +163,35 @@ func TestCholeskyInverseAccuracy(t *testing.T) {
 		t.Logf("largest error: %.3g of the tolerance", worst)
 	})
 }
+
+// TestCholesky8MatchesUnblocked holds the unrolled 8 × 8 factorization to
+// the loop it unrolls, bit for bit, inside a larger matrix (leading
+// dimension 11, the strict upper triangle NaN, never read), and to its
+// ErrNotPositiveDefinite on a spoiled pivot.
+func TestCholesky8MatchesUnblocked(t *testing.T) {
+	const lda = 11
+	for seed := range uint64(20) {
+		a := spdWithCondition(200+seed, 8, math.Pow(10, float64(seed%13)))
+		want, got := make([]float64, 8*lda), make([]float64, 8*lda)
+		for i := range 8 {
+			copy(want[i*lda:i*lda+8], a[i*8:i*8+8])
+		}
+		copy(got, want)
+		if seed >= 15 {
+			want[int(seed-15)*lda+int(seed-15)] = []float64{-1, 0, math.NaN(), math.Inf(1), -1e-300}[seed-15]
+			copy(got, want)
+		}
+		errWant, errGot := choleskyUnblocked(want, 8, lda), cholesky8(got, lda)
+		if errWant != errGot {
+			t.Fatalf("seed %d: cholesky8 returned %v, choleskyUnblocked %v", seed, errGot, errWant)
+		}
+		if errWant != nil {
+			continue
+		}
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+				t.Fatalf("seed %d: element (%d, %d) = %v, choleskyUnblocked %v", seed, i/lda, i%lda, got[i], want[i])
+			}
+		}
+	}
+}

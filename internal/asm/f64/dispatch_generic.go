@@ -20,3 +20,7 @@ func gemmTNLower(r0, n, k int, sub bool, b []float64, ldb int, a []float64, lda 
 }
 
 func gather(dst, src []float64, n int, rows []int32) { gatherGeneric(dst, src, n, rows) }
+
+func trsmRows8(m int, l []float64, ldl int, a []float64, lda int, p []float64, ldp int) {
+	trsmRows8Generic(m, l, ldl, a, lda, p, ldp)
+}

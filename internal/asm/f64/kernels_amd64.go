@@ -113,3 +113,20 @@ func gather(dst, src []float64, n int, rows []int32) {
 	}
 	gatherAVX2(dst, src, n, rows, gatherAhead(n))
 }
+
+// trsmRows8 runs the assembly on whole groups of 4 rows and the generic
+// loop on the last m mod 4.
+func trsmRows8(m int, l []float64, ldl int, a []float64, lda int, p []float64, ldp int) {
+	m4 := m &^ 3
+	if active == Generic {
+		m4 = 0
+	}
+	if m4 > 0 {
+		var coef [36]float64
+		trsmCoef(&coef, l, ldl)
+		trsmRows8AVX2(m4, a, lda, coef[:], p, ldp)
+	}
+	if m4 < m {
+		trsmRows8Generic(m-m4, l, ldl, a[m4*lda:], lda, p[m4:], ldp)
+	}
+}

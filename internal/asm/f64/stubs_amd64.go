@@ -64,3 +64,9 @@ func fmaLoopAVX512(n int)
 //
 //go:noescape
 func gatherAVX2(dst, src []float64, n int, rows []int32, ahead int)
+
+// trsmRows8AVX2 is TrsmRows8 on the first m4 rows, m4 a positive multiple
+// of 4, with coef packed by trsmCoef.
+//
+//go:noescape
+func trsmRows8AVX2(m4 int, a []float64, lda int, coef []float64, p []float64, ldp int)

@@ -445,14 +445,14 @@ func SolveCholesky(l []float64, n int, b []float64) {
 //
 // It forms X = L⁻¹ in work by blocks of 4 rows, each block one
 // GemmTNLowerRowsSub against the rows above it (L's rows, transposed into
-// inv as scratch, times X) and a 4 × 4 forward substitution, then
-// inv = Xᵀ·X by blocks of 4 rows, each one GemmTNLowerRows over the rows of
-// X at and below the block (the rows above are zero there), and mirrors
-// the lower triangle into the upper.
+// inv as scratch, times X) and one TrsmLower4 against L's diagonal block,
+// then inv = Xᵀ·X by blocks of 4 rows, each one GemmTNLowerRows over the
+// rows of X at and below the block (the rows above are zero there), and
+// mirrors the lower triangle into the upper (f64.TransposeLower).
 func CholeskyInverse(inv, l []float64, n int, work []float64) {
 	l, inv, x := l[:n*n], inv[:n*n], work[:n*n]
 	// inv holds Lᵀ while X is formed: inv[k·n+i] = L_ik for k < i.
-	transposeLower(inv, l, n)
+	f64.TransposeLower(n, l, n, inv, n)
 	// X = L⁻¹, lower triangular with zeros above the diagonal. Block
 	// rows I = [i0, i1): X_I = L_II⁻¹·([0 | I] − L_I,0:i0·X_0:i0), the
 	// product over the rows above, which are already X's.
@@ -464,7 +464,8 @@ func CholeskyInverse(inv, l []float64, n int, work []float64) {
 		}
 		f64.GemmTNLowerRowsSub(i0, i1, i0, inv, n, x, n, x, n)
 		if i1-i0 == 4 {
-			forwardSubst4(x, l, n, i0)
+			// The rows' entries above the diagonal are zero, and stay so.
+			f64.TrsmLower4(i1, l[i0*n+i0:], n, x[i0*n:], n)
 			continue
 		}
 		for i := i0; i < i1; i++ {
@@ -485,59 +486,5 @@ func CholeskyInverse(inv, l []float64, n int, work []float64) {
 		i1 := min(i0+4, n)
 		f64.GemmTNLowerRows(i0, i1, n-i0, x[i0*n:], n, x[i0*n:], n, inv, n)
 	}
-	transposeLower(inv, inv, n)
-}
-
-// forwardSubst4 overwrites the rows i0 to i0+3 of x, columns 0 to i0+3,
-// with L_II⁻¹ times them, for the 4 × 4 diagonal block L_II of l at
-// (i0, i0): a forward substitution down each column. The entries of those
-// rows above the diagonal must be zero; they stay zero.
-func forwardSubst4(x, l []float64, n, i0 int) {
-	w := i0 + 4
-	r0 := x[i0*n : i0*n+w]
-	r1 := x[(i0+1)*n:][:len(r0)]
-	r2 := x[(i0+2)*n:][:len(r0)]
-	r3 := x[(i0+3)*n:][:len(r0)]
-	d := l[i0*n+i0:]
-	l10 := d[n]
-	l20, l21 := d[2*n], d[2*n+1]
-	l30, l31, l32 := d[3*n], d[3*n+1], d[3*n+2]
-	i0d, i1d, i2d, i3d := 1/d[0], 1/d[n+1], 1/d[2*n+2], 1/d[3*n+3]
-	for j := range r0 {
-		x0 := r0[j] * i0d
-		x1 := (r1[j] - l10*x0) * i1d
-		x2 := (r2[j] - l20*x0 - l21*x1) * i2d
-		x3 := (r3[j] - l30*x0 - l31*x1 - l32*x2) * i3d
-		r0[j], r1[j], r2[j], r3[j] = x0, x1, x2, x3
-	}
-}
-
-// transposeLower copies the strict lower triangle of the n × n matrix src
-// into the strict upper triangle of dst, transposed: dst[k·n+i] =
-// src[i·n+k] for k < i. dst and src may be the same slice. It works in
-// strips of 4 rows of src, so that each store fills 4 consecutive values
-// of a row of dst.
-func transposeLower(dst, src []float64, n int) {
-	i0 := 0
-	for ; i0+4 <= n; i0 += 4 {
-		s0 := src[i0*n : i0*n+i0]
-		s1 := src[(i0+1)*n:][:len(s0)]
-		s2 := src[(i0+2)*n:][:len(s0)]
-		s3 := src[(i0+3)*n:][:len(s0)]
-		for k, v := range s0 {
-			d := (*[4]float64)(dst[k*n+i0:])
-			d[0], d[1], d[2], d[3] = v, s1[k], s2[k], s3[k]
-		}
-		// The diagonal 4 × 4 tile.
-		for i := i0 + 1; i < i0+4; i++ {
-			for k := i0; k < i; k++ {
-				dst[k*n+i] = src[i*n+k]
-			}
-		}
-	}
-	for i := i0; i < n; i++ {
-		for k, v := range src[i*n : i*n+i] {
-			dst[k*n+i] = v
-		}
-	}
+	f64.TransposeLower(n, inv, n, inv, n)
 }

@@ -24,3 +24,11 @@ func gather(dst, src []float64, n int, rows []int32) { gatherGeneric(dst, src, n
 func trsmRows8(m int, l []float64, ldl int, a []float64, lda int, p []float64, ldp int) {
 	trsmRows8Generic(m, l, ldl, a, lda, p, ldp)
 }
+
+func transposeLower(n int, src []float64, lds int, dst []float64, ldd int) {
+	transposeLowerGeneric(n, src, lds, dst, ldd)
+}
+
+func trsmLower4(w int, l []float64, ldl int, b []float64, ldb int) {
+	trsmLower4Generic(w, l, ldl, b, ldb)
+}

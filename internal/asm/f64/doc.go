@@ -19,6 +19,10 @@
 //     and of the product L⁻ᵀ·L⁻¹;
 //   - [TrsmRows8]: the rows below the diagonal block of a Cholesky panel of
 //     8 columns, solved against it, and their transposed copy;
+//     [TrsmLower4], a 4 × 4 lower triangular solve on a band of 4 rows
+//     (the diagonal step of a triangular inverse by blocks); and
+//     [TransposeLower], a strict lower triangle copied into the upper one
+//     (a symmetric matrix mirrored, or a factor transposed);
 //   - [Gather]: the copy of a row's factor rows, in the order of its
 //     ratings, into the contiguous block the kernels above read. The
 //     assembly prefetches (PREFETCHT0) the rows at least 8 rows and 1 KiB
@@ -41,8 +45,8 @@
 // Which implementation runs is decided once, at package initialization,
 // from the CPU (golang.org/x/sys/cpu): AVX-512 where the CPU and the
 // operating system support it (only GemmTNLower and its variants have an
-// AVX-512 version; the others, Gather and TrsmRows8 included, use AVX2
-// there), else AVX2 with FMA, else the generic loops. The
+// AVX-512 version; the others, Gather, the triangular solves and
+// TransposeLower included, use AVX2 there), else AVX2 with FMA, else the generic loops. The
 // build tag purego, or a GOARCH other than amd64, leaves only the generic
 // loops. [Use] switches implementation for tests and benchmarks that
 // compare them.

@@ -130,3 +130,36 @@ func trsmRows8(m int, l []float64, ldl int, a []float64, lda int, p []float64, l
 		trsmRows8Generic(m-m4, l, ldl, a[m4*lda:], lda, p[m4:], ldp)
 	}
 }
+
+// transposeLower runs the assembly on the 4 × 4 tiles below the diagonal
+// tiles of the first n − n mod 4 rows, and Go on the rest.
+func transposeLower(n int, src []float64, lds int, dst []float64, ldd int) {
+	if active == Generic {
+		transposeLowerGeneric(n, src, lds, dst, ldd)
+		return
+	}
+	n4 := n &^ 3
+	if n4 >= 8 {
+		transposeLowerAVX2(n4, src, lds, dst, ldd)
+	}
+	transposeLowerDiag(n4, n, src, lds, dst, ldd)
+}
+
+// trsmLower4 runs the assembly on whole groups of 4 columns and the
+// generic loop on the last w mod 4.
+func trsmLower4(w int, l []float64, ldl int, b []float64, ldb int) {
+	w4 := w &^ 3
+	if active == Generic {
+		w4 = 0
+	}
+	if w4 > 0 {
+		coef := [10]float64{
+			1 / l[0], 1 / l[ldl+1], 1 / l[2*ldl+2], 1 / l[3*ldl+3],
+			l[ldl], l[2*ldl], l[2*ldl+1], l[3*ldl], l[3*ldl+1], l[3*ldl+2],
+		}
+		trsmLower4AVX2(w4, b, ldb, coef[:])
+	}
+	if w4 < w {
+		trsmLower4Generic(w-w4, l, ldl, b[w4:], ldb)
+	}
+}

@@ -448,9 +448,18 @@ func SolveCholesky(l []float64, n int, b []float64) {
 // inv as scratch, times X) and one TrsmLower4 against L's diagonal block,
 // then inv = Xᵀ·X by blocks of 4 rows, each one GemmTNLowerRows over the
 // rows of X at and below the block (the rows above are zero there), and
-// mirrors the lower triangle into the upper (f64.TransposeLower).
+// mirrors the lower triangle into the upper (f64.TransposeLower). Below
+// n = 8 it runs plain loops, and at n = 8 the same loops unrolled.
 func CholeskyInverse(inv, l []float64, n int, work []float64) {
 	l, inv, x := l[:n*n], inv[:n*n], work[:n*n]
+	switch {
+	case n == 8:
+		choleskyInverse8(inv, l)
+		return
+	case n < 8:
+		choleskyInverseSmall(inv, l, n, x)
+		return
+	}
 	// inv holds Lᵀ while X is formed: inv[k·n+i] = L_ik for k < i.
 	f64.TransposeLower(n, l, n, inv, n)
 	// X = L⁻¹, lower triangular with zeros above the diagonal. Block
@@ -487,4 +496,147 @@ func CholeskyInverse(inv, l []float64, n int, work []float64) {
 		f64.GemmTNLowerRows(i0, i1, n-i0, x[i0*n:], n, x[i0*n:], n, inv, n)
 	}
 	f64.TransposeLower(n, inv, n, inv, n)
+}
+
+// choleskyInverseSmall is CholeskyInverse with plain loops: X = L⁻¹ row by
+// row (x_ij = −(1/L_ii)·Σ_{j≤k<i} L_ik·x_kj), then the lower triangle of
+// Xᵀ·X (inv_ij = Σ_{p≥i} x_pi·x_pj), mirrored.
+func choleskyInverseSmall(inv, l []float64, n int, x []float64) {
+	for i := range n {
+		li, xi := l[i*n:i*n+i+1], x[i*n:i*n+i+1]
+		d := 1 / li[i]
+		for j := range i {
+			var s float64
+			for k := j; k < i; k++ {
+				s += li[k] * x[k*n+j]
+			}
+			xi[j] = -d * s
+		}
+		xi[i] = d
+	}
+	for i := range n {
+		for j := range i + 1 {
+			var s float64
+			for p := i; p < n; p++ {
+				s += x[p*n+i] * x[p*n+j]
+			}
+			inv[i*n+j], inv[j*n+i] = s, s
+		}
+	}
+}
+
+// choleskyInverse8 is choleskyInverseSmall at n = 8, unrolled: the same
+// operations in the same order (so the same result, bit for bit), with no
+// loops, whose short and varying trip counts cost more in mispredicted
+// branches than the arithmetic.
+func choleskyInverse8(inv, l []float64) {
+	_, _ = inv[63], l[63]
+	l00 := l[0]
+	l10, l11 := l[8], l[9]
+	l20, l21, l22 := l[16], l[17], l[18]
+	l30, l31, l32, l33 := l[24], l[25], l[26], l[27]
+	l40, l41, l42, l43, l44 := l[32], l[33], l[34], l[35], l[36]
+	l50, l51, l52, l53, l54, l55 := l[40], l[41], l[42], l[43], l[44], l[45]
+	l60, l61, l62, l63, l64, l65, l66 := l[48], l[49], l[50], l[51], l[52], l[53], l[54]
+	l70, l71, l72, l73, l74, l75, l76, l77 := l[56], l[57], l[58], l[59], l[60], l[61], l[62], l[63]
+	x00 := 1 / l00
+	x11 := 1 / l11
+	x10 := -x11 * (l10 * x00)
+	x22 := 1 / l22
+	x20 := -x22 * (l20*x00 + l21*x10)
+	x21 := -x22 * (l21 * x11)
+	x33 := 1 / l33
+	x30 := -x33 * (l30*x00 + l31*x10 + l32*x20)
+	x31 := -x33 * (l31*x11 + l32*x21)
+	x32 := -x33 * (l32 * x22)
+	x44 := 1 / l44
+	x40 := -x44 * (l40*x00 + l41*x10 + l42*x20 + l43*x30)
+	x41 := -x44 * (l41*x11 + l42*x21 + l43*x31)
+	x42 := -x44 * (l42*x22 + l43*x32)
+	x43 := -x44 * (l43 * x33)
+	x55 := 1 / l55
+	x50 := -x55 * (l50*x00 + l51*x10 + l52*x20 + l53*x30 + l54*x40)
+	x51 := -x55 * (l51*x11 + l52*x21 + l53*x31 + l54*x41)
+	x52 := -x55 * (l52*x22 + l53*x32 + l54*x42)
+	x53 := -x55 * (l53*x33 + l54*x43)
+	x54 := -x55 * (l54 * x44)
+	x66 := 1 / l66
+	x60 := -x66 * (l60*x00 + l61*x10 + l62*x20 + l63*x30 + l64*x40 + l65*x50)
+	x61 := -x66 * (l61*x11 + l62*x21 + l63*x31 + l64*x41 + l65*x51)
+	x62 := -x66 * (l62*x22 + l63*x32 + l64*x42 + l65*x52)
+	x63 := -x66 * (l63*x33 + l64*x43 + l65*x53)
+	x64 := -x66 * (l64*x44 + l65*x54)
+	x65 := -x66 * (l65 * x55)
+	x77 := 1 / l77
+	x70 := -x77 * (l70*x00 + l71*x10 + l72*x20 + l73*x30 + l74*x40 + l75*x50 + l76*x60)
+	x71 := -x77 * (l71*x11 + l72*x21 + l73*x31 + l74*x41 + l75*x51 + l76*x61)
+	x72 := -x77 * (l72*x22 + l73*x32 + l74*x42 + l75*x52 + l76*x62)
+	x73 := -x77 * (l73*x33 + l74*x43 + l75*x53 + l76*x63)
+	x74 := -x77 * (l74*x44 + l75*x54 + l76*x64)
+	x75 := -x77 * (l75*x55 + l76*x65)
+	x76 := -x77 * (l76 * x66)
+	inv[0] = x00*x00 + x10*x10 + x20*x20 + x30*x30 + x40*x40 + x50*x50 + x60*x60 + x70*x70
+	inv[8] = x11*x10 + x21*x20 + x31*x30 + x41*x40 + x51*x50 + x61*x60 + x71*x70
+	inv[1] = inv[8]
+	inv[9] = x11*x11 + x21*x21 + x31*x31 + x41*x41 + x51*x51 + x61*x61 + x71*x71
+	inv[16] = x22*x20 + x32*x30 + x42*x40 + x52*x50 + x62*x60 + x72*x70
+	inv[2] = inv[16]
+	inv[17] = x22*x21 + x32*x31 + x42*x41 + x52*x51 + x62*x61 + x72*x71
+	inv[10] = inv[17]
+	inv[18] = x22*x22 + x32*x32 + x42*x42 + x52*x52 + x62*x62 + x72*x72
+	inv[24] = x33*x30 + x43*x40 + x53*x50 + x63*x60 + x73*x70
+	inv[3] = inv[24]
+	inv[25] = x33*x31 + x43*x41 + x53*x51 + x63*x61 + x73*x71
+	inv[11] = inv[25]
+	inv[26] = x33*x32 + x43*x42 + x53*x52 + x63*x62 + x73*x72
+	inv[19] = inv[26]
+	inv[27] = x33*x33 + x43*x43 + x53*x53 + x63*x63 + x73*x73
+	inv[32] = x44*x40 + x54*x50 + x64*x60 + x74*x70
+	inv[4] = inv[32]
+	inv[33] = x44*x41 + x54*x51 + x64*x61 + x74*x71
+	inv[12] = inv[33]
+	inv[34] = x44*x42 + x54*x52 + x64*x62 + x74*x72
+	inv[20] = inv[34]
+	inv[35] = x44*x43 + x54*x53 + x64*x63 + x74*x73
+	inv[28] = inv[35]
+	inv[36] = x44*x44 + x54*x54 + x64*x64 + x74*x74
+	inv[40] = x55*x50 + x65*x60 + x75*x70
+	inv[5] = inv[40]
+	inv[41] = x55*x51 + x65*x61 + x75*x71
+	inv[13] = inv[41]
+	inv[42] = x55*x52 + x65*x62 + x75*x72
+	inv[21] = inv[42]
+	inv[43] = x55*x53 + x65*x63 + x75*x73
+	inv[29] = inv[43]
+	inv[44] = x55*x54 + x65*x64 + x75*x74
+	inv[37] = inv[44]
+	inv[45] = x55*x55 + x65*x65 + x75*x75
+	inv[48] = x66*x60 + x76*x70
+	inv[6] = inv[48]
+	inv[49] = x66*x61 + x76*x71
+	inv[14] = inv[49]
+	inv[50] = x66*x62 + x76*x72
+	inv[22] = inv[50]
+	inv[51] = x66*x63 + x76*x73
+	inv[30] = inv[51]
+	inv[52] = x66*x64 + x76*x74
+	inv[38] = inv[52]
+	inv[53] = x66*x65 + x76*x75
+	inv[46] = inv[53]
+	inv[54] = x66*x66 + x76*x76
+	inv[56] = x77 * x70
+	inv[7] = inv[56]
+	inv[57] = x77 * x71
+	inv[15] = inv[57]
+	inv[58] = x77 * x72
+	inv[23] = inv[58]
+	inv[59] = x77 * x73
+	inv[31] = inv[59]
+	inv[60] = x77 * x74
+	inv[39] = inv[60]
+	inv[61] = x77 * x75
+	inv[47] = inv[61]
+	inv[62] = x77 * x76
+	inv[55] = inv[62]
+	inv[63] = x77 * x77
 }

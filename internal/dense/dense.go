@@ -410,6 +410,10 @@ func SolveCholesky(l []float64, n int, b []float64) {
 				b[i0+q] -= t[q]
 			}
 		}
+		if ib == 4 {
+			forward4(l[i0*n+i0:], n, (*[4]float64)(b[i0:]))
+			continue
+		}
 		for i := i0; i < i0+ib; i++ {
 			row := l[i*n : i*n+i+1]
 			s := b[i]
@@ -423,17 +427,46 @@ func SolveCholesky(l []float64, n int, b []float64) {
 	// its rows of L (columns of Lᵀ) are subtracted from the rest.
 	for i0 := (n - 1) &^ 3; i0 >= 0; i0 -= 4 {
 		ib := min(4, n-i0)
-		for i := i0 + ib - 1; i >= i0; i-- {
-			s := b[i]
-			for k := i + 1; k < i0+ib; k++ {
-				s -= l[k*n+i] * b[k]
+		if ib == 4 {
+			backward4(l[i0*n+i0:], n, (*[4]float64)(b[i0:]))
+		} else {
+			for i := i0 + ib - 1; i >= i0; i-- {
+				s := b[i]
+				for k := i + 1; k < i0+ib; k++ {
+					s -= l[k*n+i] * b[k]
+				}
+				b[i] = s * (1 / l[i*n+i])
 			}
-			b[i] = s * (1 / l[i*n+i])
 		}
 		if i0 > 0 {
 			f64.GemvT(ib, i0, -1, l[i0*n:], n, b[i0:i0+ib], 1, b[:i0])
 		}
 	}
+}
+
+// forward4 solves the 4 × 4 lower triangle at d (leading dimension n)
+// against b in place: SolveCholesky's forward step for a full block,
+// unrolled (the same operations in the same order).
+func forward4(d []float64, n int, b *[4]float64) {
+	_ = d[3*n+3]
+	b0 := b[0] * (1 / d[0])
+	b1 := (b[1] - d[n]*b0) * (1 / d[n+1])
+	b2 := (b[2] - d[2*n]*b0 - d[2*n+1]*b1) * (1 / d[2*n+2])
+	b3 := (b[3] - d[3*n]*b0 - d[3*n+1]*b1 - d[3*n+2]*b2) * (1 / d[3*n+3])
+	b[0], b[1], b[2], b[3] = b0, b1, b2, b3
+}
+
+// backward4 solves the transpose of the 4 × 4 lower triangle at d
+// (leading dimension n) against b in place: SolveCholesky's backward
+// step for a full block, unrolled (the same operations in the same
+// order).
+func backward4(d []float64, n int, b *[4]float64) {
+	_ = d[3*n+3]
+	b3 := b[3] * (1 / d[3*n+3])
+	b2 := (b[2] - d[3*n+2]*b3) * (1 / d[2*n+2])
+	b1 := (b[1] - d[2*n+1]*b2 - d[3*n+1]*b3) * (1 / d[n+1])
+	b0 := (b[0] - d[n]*b1 - d[2*n]*b2 - d[3*n]*b3) * (1 / d[0])
+	b[0], b[1], b[2], b[3] = b0, b1, b2, b3
 }
 
 // CholeskyInverse sets inv, an n × n matrix (both triangles), to the

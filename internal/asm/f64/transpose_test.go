@@ -1,6 +1,7 @@
 package f64
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -59,4 +60,17 @@ func TestTransposeLowerPanics(t *testing.T) {
 			f()
 		}()
 	}
+}
+
+func ExampleTransposeLower() {
+	// A symmetric 3 × 3 matrix held by its lower triangle (the upper one
+	// unset), mirrored in place.
+	a := []float64{
+		1, 0, 0,
+		2, 4, 0,
+		3, 5, 6,
+	}
+	TransposeLower(3, a, 3, a, 3)
+	fmt.Println(a[0:3], a[3:6], a[6:9])
+	// Output: [1 2 3] [2 4 5] [3 5 6]
 }

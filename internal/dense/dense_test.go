@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dpmc/dpmc/internal/asm/f64"
+	"github.com/dpmc/dpmc/internal/procstat"
 	"github.com/dpmc/dpmc/rng"
 )
 
@@ -335,10 +336,31 @@ func BenchmarkNormalEquations(b *testing.B) {
 	}
 }
 
+// startCPU starts measuring the process's CPU time for a benchmark loop;
+// the function it returns, called after the loop with the flops of one
+// operation, reports GFLOP/s of wall time and, where the CPU time is
+// available, CPU ns per operation and GFLOP per CPU second: on a shared
+// machine the CPU time is the steadier figure, since the time the process
+// waits for a core is not in it.
+func startCPU() func(b *testing.B, flops float64) {
+	cpu0, ok := procstat.CPUTime()
+	return func(b *testing.B, flops float64) {
+		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		if cpu1, _ := procstat.CPUTime(); ok {
+			cpu := (cpu1 - cpu0).Seconds()
+			b.ReportMetric(cpu*1e9/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(flops*float64(b.N)/cpu/1e9, "GFLOP/cpu-s")
+		}
+	}
+}
+
+// benchSizes are the ranks the factorization benchmarks run at.
+var benchSizes = []int{8, 16, 32, 64}
+
 // BenchmarkCholesky factors an n × n positive definite matrix; n³/3
 // flops.
 func BenchmarkCholesky(b *testing.B) {
-	for _, n := range []int{8, 32, 64} {
+	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			r := rng.Seeded(1)
 			block := make([]float64, 2*n*n)
@@ -350,6 +372,7 @@ func BenchmarkCholesky(b *testing.B) {
 			SyrkLower(orig, n, block, nil)
 			a := make([]float64, n*n)
 			b.ReportAllocs()
+			done := startCPU()
 			for b.Loop() {
 				copy(a, orig)
 				if err := Cholesky(a, n); err != nil {
@@ -357,7 +380,7 @@ func BenchmarkCholesky(b *testing.B) {
 				}
 			}
 			nf := float64(n)
-			b.ReportMetric(nf*nf*nf/3*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			done(b, nf*nf*nf/3)
 		})
 	}
 }
@@ -405,7 +428,7 @@ func TestCholeskyInverse(t *testing.T) {
 
 // BenchmarkSolveCholesky solves with an n × n factor; 2n² flops.
 func BenchmarkSolveCholesky(b *testing.B) {
-	for _, n := range []int{8, 32, 64} {
+	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			r := rng.Seeded(1)
 			block := make([]float64, 2*n*n)
@@ -419,22 +442,23 @@ func BenchmarkSolveCholesky(b *testing.B) {
 				b.Fatal(err)
 			}
 			x := make([]float64, n)
+			done := startCPU()
 			for b.Loop() {
 				for i := range x {
 					x[i] = 1
 				}
 				SolveCholesky(a, n, x)
 			}
-			b.ReportMetric(2*float64(n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			done(b, 2*float64(n*n))
 		})
 	}
 }
 
-// BenchmarkCholeskyInverse inverts from an n × n factor, and then (op
-// "mulvec") solves by one product with the inverse: the two ways of
-// serving many right-hand sides that SolveCholesky competes with.
+// BenchmarkCholeskyInverse inverts from an n × n factor (2n³/3 flops),
+// and then (op "mulvec") solves by one product with the inverse: the two
+// ways of serving many right-hand sides that SolveCholesky competes with.
 func BenchmarkCholeskyInverse(b *testing.B) {
-	for _, n := range []int{8, 32, 64} {
+	for _, n := range benchSizes {
 		r := rng.Seeded(1)
 		block := make([]float64, 2*n*n)
 		for i := range block {
@@ -448,9 +472,12 @@ func BenchmarkCholeskyInverse(b *testing.B) {
 		}
 		inv, work := make([]float64, n*n), make([]float64, n*n)
 		b.Run(fmt.Sprintf("op=invert/n=%d", n), func(b *testing.B) {
+			done := startCPU()
 			for b.Loop() {
 				CholeskyInverse(inv, a, n, work)
 			}
+			nf := float64(n)
+			done(b, 2*nf*nf*nf/3)
 		})
 		x, y := make([]float64, n), make([]float64, n)
 		for i := range x {

@@ -14,7 +14,15 @@
 //   - [GemmTNLower] (lower triangle of C += Bᵀ·A) and [GemmTNLowerSub]
 //     (C −= Bᵀ·A): the Gram matrix Σ w·aaᵀ of a gathered block (B = A, or
 //     A with scaled rows) and the trailing update of a blocked Cholesky
-//     factorization;
+//     factorization; [GemmTNLowerRows] and [GemmTNLowerRowsSub], the same
+//     on a band of rows of C: the blocks of rows of a triangular inverse
+//     and of the product L⁻ᵀ·L⁻¹;
+//   - [TrsmRows8]: the rows below the diagonal block of a Cholesky panel of
+//     8 columns, solved against it, and their transposed copy;
+//     [TrsmLower4], a 4 × 4 lower triangular solve on a band of 4 rows
+//     (the diagonal step of a triangular inverse by blocks); and
+//     [TransposeLower], a strict lower triangle copied into the upper one
+//     (a symmetric matrix mirrored, or a factor transposed);
 //   - [Gather]: the copy of a row's factor rows, in the order of its
 //     ratings, into the contiguous block the kernels above read. The
 //     assembly prefetches (PREFETCHT0) the rows at least 8 rows and 1 KiB
@@ -23,7 +31,8 @@
 //     is exact, so Gather gives the same block with every implementation.
 //
 // The AVX2 and AVX-512 versions of GemmTNLower are written out by
-// syrk4_gen.py; the other assembly is written by hand.
+// syrk4_gen.py, and the AVX2 TrsmRows8 by trsm8_gen.py; the other
+// assembly is written by hand.
 //
 // Matrices are row-major with a leading dimension (the distance between
 // rows, in elements) of at least their width, so a kernel can work on a
@@ -35,8 +44,9 @@
 //
 // Which implementation runs is decided once, at package initialization,
 // from the CPU (golang.org/x/sys/cpu): AVX-512 where the CPU and the
-// operating system support it (only GemmTNLower has an AVX-512 version; the
-// others, Gather included, use AVX2 there), else AVX2 with FMA, else the generic loops. The
+// operating system support it (only GemmTNLower and its variants have an
+// AVX-512 version; the others, Gather, the triangular solves and
+// TransposeLower included, use AVX2 there), else AVX2 with FMA, else the generic loops. The
 // build tag purego, or a GOARCH other than amd64, leaves only the generic
 // loops. [Use] switches implementation for tests and benchmarks that
 // compare them.

@@ -49,13 +49,19 @@ func gemvTGeneric(m, n int, alpha float64, a []float64, lda int, x []float64, in
 }
 
 func gemmTNLowerGeneric(n, k int, sub bool, b []float64, ldb int, a []float64, lda int, c []float64, ldc int) {
-	if n == 0 {
+	gemmTNLowerRowsGeneric(0, n, k, sub, b, ldb, a, lda, c, ldc)
+}
+
+// gemmTNLowerRowsGeneric is gemmTNLowerGeneric on rows [r0, n) of c only.
+func gemmTNLowerRowsGeneric(r0, n, k int, sub bool, b []float64, ldb int, a []float64, lda int, c []float64, ldc int) {
+	if n <= r0 {
 		return
 	}
 	for p := range k {
-		brow := b[p*ldb : p*ldb+n]
+		brow := b[p*ldb+r0 : p*ldb+n]
 		arow := a[p*lda : p*lda+n]
-		for i, bi := range brow {
+		for i0, bi := range brow {
+			i := r0 + i0
 			crow := c[i*ldc : i*ldc+i+1]
 			if sub {
 				for j, v := range arow[:i+1] {

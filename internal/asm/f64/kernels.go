@@ -99,7 +99,7 @@ func gemmTNLowerChecked(n, k int, sub bool, b []float64, ldb int, a []float64, l
 	if n == 0 || k == 0 {
 		return
 	}
-	gemmTNLower(n, k, sub, b, ldb, a, lda, c, ldc)
+	gemmTNLower(0, n, k, sub, b, ldb, a, lda, c, ldc)
 }
 
 // Gather copies the rows rows[p] of src, a matrix of rows of n values with

@@ -64,3 +64,22 @@ func fmaLoopAVX512(n int)
 //
 //go:noescape
 func gatherAVX2(dst, src []float64, n int, rows []int32, ahead int)
+
+// trsmRows8AVX2 is TrsmRows8 on the first m4 rows, m4 a positive multiple
+// of 4, with coef packed by trsmCoef.
+//
+//go:noescape
+func trsmRows8AVX2(m4 int, a []float64, lda int, coef []float64, p []float64, ldp int)
+
+// transposeLowerAVX2 is TransposeLower on the 4 × 4 tiles strictly below
+// the diagonal tiles of the first n4 rows, n4 a multiple of 4.
+//
+//go:noescape
+func transposeLowerAVX2(n4 int, src []float64, lds int, dst []float64, ldd int)
+
+// trsmLower4AVX2 is TrsmLower4 on the first w4 columns, w4 a positive
+// multiple of 4, with coef holding 1/l_00 … 1/l_33, then l_10, l_20,
+// l_21, l_30, l_31, l_32.
+//
+//go:noescape
+func trsmLower4AVX2(w4 int, b []float64, ldb int, coef []float64)

@@ -156,6 +156,29 @@ func BenchmarkPaperML100k(b *testing.B) {
 	}
 }
 
+// BenchmarkPaperML100kCrypto is BenchmarkPaperML100k unseeded: the noise
+// of a private run, every bit from crypto/rand (rng.Crypto), whose cost
+// per value is not that of the seeded ChaCha8 streams.
+func BenchmarkPaperML100kCrypto(b *testing.B) {
+	x, _ := loadML100k(b)
+	noise, _ := huber.New(3, 1)
+	for _, algo := range []Algorithm{ALS, IRLS} {
+		b.Run(fmt.Sprintf("algo=%v", algo), func(b *testing.B) {
+			o := Options{Algorithm: algo, Rank: 32, Lambda: 0.5, Iters: 50, Noise: noise, Workers: 1}
+			if algo == IRLS {
+				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
+			}
+			cpu0, ok := procstat.CPUTime()
+			for b.Loop() {
+				if _, err := Train(context.Background(), x, o); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, cpu0, ok)
+		})
+	}
+}
+
 // BenchmarkSweepSynthetic is one ALS sweep at ranks 8, 32 and 64, on one
 // worker, on the benchmark sets of synthetic.DefaultBenchmark: 1 M ratings
 // (10 000 users × 2 000 items) and, with -large, 10 M (100 000 × 20 000),

@@ -168,6 +168,14 @@ type streams struct {
 
 func (p *Plan) newStreams() *streams { return &streams{p: p} }
 
+// get is s.rand, or p.rand for a nil s.
+func (s *streams) get(p *Plan, phase, step int, id string) *rand.Rand {
+	if s == nil {
+		return p.rand(phase, step, id)
+	}
+	return s.rand(phase, step, id)
+}
+
 // rand returns the generator of (phase, step, id), drawing exactly what
 // Plan.rand's would.
 func (s *streams) rand(phase, step int, id string) *rand.Rand {

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/dpmc/dpmc/internal/dense"
@@ -33,12 +32,7 @@ func (p *Plan) subset(id string, n int, s *streams, buf []int) []int {
 	}
 	// A partial Fisher–Yates shuffle of positions, then sorted so the
 	// user's list stays ordered.
-	var r *rand.Rand
-	if s != nil {
-		r = s.rand(phaseSubset, 0, id)
-	} else {
-		r = p.rand(phaseSubset, 0, id)
-	}
+	r := s.get(p, phaseSubset, 0, id)
 	pos := slices.Grow(buf[:0], n)[:n]
 	for q := range pos {
 		pos[q] = q
@@ -124,11 +118,14 @@ func (p *Plan) CountWeight(n int) float64 {
 
 // ReleaseCount returns the released weighted count of item id from the
 // sum of its users' CountWeights (the sum itself without noise).
-func (p *Plan) ReleaseCount(id string, sum float64) float64 {
+func (p *Plan) ReleaseCount(id string, sum float64) float64 { return p.releaseCount(id, sum, nil) }
+
+// releaseCount is ReleaseCount drawing from s's generators (nil: Plan.rand's).
+func (p *Plan) releaseCount(id string, sum float64, s *streams) float64 {
 	if p.opts.NoNoise {
 		return sum
 	}
-	return p.noise.counts.add(sum, p.rand(phaseCounts, 0, id))
+	return p.noise.counts.add(sum, s.get(p, phaseCounts, 0, id))
 }
 
 // Selected says whether an item with the released count is released:
@@ -214,10 +211,15 @@ func (p *Plan) UserBias(mu, beta float64, ncontrib int, items []int32, vals, tai
 // sum shrunk by the noisy count; without noise the exact sum and
 // sum/(weight + BiasLambda).
 func (p *Plan) ReleaseBias(id string, sum, weight, count float64) (noisySum, bias float64) {
+	return p.releaseBias(id, sum, weight, count, nil)
+}
+
+// releaseBias is ReleaseBias drawing from rs's generators (nil: Plan.rand's).
+func (p *Plan) releaseBias(id string, sum, weight, count float64, rs *streams) (noisySum, bias float64) {
 	if p.opts.NoNoise {
 		return sum, sum / (weight + p.opts.BiasLambda)
 	}
-	s := p.noise.biases.add(sum, p.rand(phaseBias, 0, id))
+	s := p.noise.biases.add(sum, rs.get(p, phaseBias, 0, id))
 	return s, p.shrinkBias(s, count)
 }
 

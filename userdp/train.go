@@ -109,17 +109,15 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	t.prepare(d)
 	t.progress(fmt.Sprintf("prepared %d users over %d candidate items (exact counts of the data: evaluation only, not released)", t.users, len(t.candIDs)))
 
-	var sums MeanSums
-	sv := newUserView(t.maxRow)
-	for i := range t.users {
-		t.data.view(i, false, sv)
-		sums.Add(t.UserMean(sv.cval))
-	}
+	sums, counts, present := t.sums()
 	mu, nusers := t.ReleaseMean(sums)
 	if err := t.Decide(nusers); err != nil {
 		return nil, err
 	}
-	counts, present := t.counts()
+	rs := t.newStreams()
+	for j := range counts {
+		counts[j] = t.releaseCount(t.candIDs[j], counts[j], rs)
+	}
 	model, mcounts := t.selectItems(counts, present)
 	t.progress(fmt.Sprintf("released %d items", len(model)))
 	o := t.opts
@@ -224,15 +222,18 @@ func (t *trainer) prepare(d *ratings.Dataset) {
 	}
 }
 
-// counts returns the (noisy) weighted count of every candidate item: each
-// user adds CountWeight to each contributed item. present[j] says that
-// some contributed rating reaches item j (see Plan.Selected).
-func (t *trainer) counts() (w []float64, present []bool) {
+// sums returns, in one pass over the users, the terms of the global mean
+// (UserMean) and the exact weighted count of every candidate item: each
+// user adds CountWeight to each contributed item (ReleaseCount adds the
+// noise once Decide has calibrated it). present[j] says that some
+// contributed rating reaches item j (see Plan.Selected).
+func (t *trainer) sums() (sums MeanSums, w []float64, present []bool) {
 	w = make([]float64, len(t.candIDs))
 	present = make([]bool, len(t.candIDs))
 	sv := newUserView(t.maxRow)
 	for i := range t.users {
 		t.data.view(i, false, sv)
+		sums.Add(t.UserMean(sv.cval))
 		c := sv.ccol
 		if len(c) == 0 {
 			continue
@@ -243,10 +244,7 @@ func (t *trainer) counts() (w []float64, present []bool) {
 			present[j] = true
 		}
 	}
-	for j := range w {
-		w[j] = t.ReleaseCount(t.candIDs[j], w[j])
-	}
-	return w, present
+	return sums, w, present
 }
 
 // selectItems returns the released items (candidate indices, in canonical
@@ -292,8 +290,9 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 		}
 	}
 	b := make([]float64, n)
+	rs := t.newStreams()
 	for j := range b {
-		sum[j], b[j] = t.ReleaseBias(t.itemIDs[j], sum[j], wsum[j], counts[j])
+		sum[j], b[j] = t.releaseBias(t.itemIDs[j], sum[j], wsum[j], counts[j], rs)
 	}
 	if !withTail {
 		return b, 0, sum
@@ -338,27 +337,32 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 	// where used instead of held per rating.
 	alpha := t.factorAlphas(res.Counts, head)
 	scale := make([]float64, t.users)
+	// One pass over the users: each user's weight scale, the size of the
+	// item-major index below and, with a PCA start, the user's terms of
+	// the start matrix.
+	start := make([]int, n+1)
+	st := t.newStart(head)
 	sv := newUserView(t.maxRow)
 	withTail := t.WithTail()
 	for i := range t.users {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		t.data.view(i, withTail, sv)
 		scale[i] = t.factorScale(sv.ccol, alpha)
-	}
-	if err := t.start(ctx, res, v, head, alpha, scale); err != nil {
-		return nil, err
-	}
-	// Item-major index of contributions: for item j, the (user, position
-	// among the user's ratings) pairs in increasing (canonical) user
-	// order, of the ratings with a positive weight.
-	start := make([]int, n+1)
-	for i := range t.users {
-		t.data.view(i, withTail, sv)
 		for _, j := range sv.ccol {
 			if alpha[j]*scale[i] > 0 {
 				start[j+1]++
 			}
 		}
+		st.add(t, res, sv, alpha, scale[i])
 	}
+	if err := st.release(t, res, v, head); err != nil {
+		return nil, err
+	}
+	// Item-major index of contributions: for item j, the (user, position
+	// among the user's ratings) pairs in increasing (canonical) user
+	// order, of the ratings with a positive weight.
 	for j := range n {
 		start[j+1] += start[j]
 	}
@@ -409,46 +413,66 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 	return v, nil
 }
 
-// start fills the head rows of v with the release's starting item
-// factors. Without a PCA share it draws them data-independently
-// (RandomStart). With one, it releases the noisy second-moment matrix of
-// the users' weighted residual vectors over the head items,
+// startMatrix accumulates the start of the factors. Without a PCA share
+// the start is drawn data-independently (RandomStart). With one, it
+// releases the noisy second-moment matrix of the users' weighted residual
+// vectors over the head items,
 //
 //	M = Σ_users z zᵀ,  z_j = w_j · clip(x_j − μ − b_j − β_user, ±B_r),
 //
 // whose ℓ2 (Frobenius) sensitivity is ‖z‖₂² ≤ B_r² because each user's
 // weights have ‖w‖₂ ≤ 1, and starts from its top-r eigenvectors
 // (ReleaseStart). With no head item V stays zero.
-func (t *trainer) start(ctx context.Context, res *Result, v []float64, head []bool, alpha, scale []float64) error {
-	if !t.PCAStart() {
+type startMatrix struct {
+	pca  bool
+	cand []int
+	pos  []int32
+	m    []float64 // h × h, lower triangle
+	idx  []int32
+	z    []float64
+	wt   []float64
+}
+
+func (t *trainer) newStart(head []bool) *startMatrix {
+	s := &startMatrix{pca: t.PCAStart()}
+	if !s.pca {
+		return s
+	}
+	s.cand, s.pos = StartPositions(head)
+	h := len(s.cand)
+	s.m = make([]float64, h*h)
+	s.idx = make([]int32, 0, 64)
+	s.z = make([]float64, 0, 64)
+	s.wt = make([]float64, 0, t.maxRow)
+	return s
+}
+
+// add adds the terms of one user (sv, after selection, weights
+// alpha[j]·scale); users must come in canonical order.
+func (s *startMatrix) add(t *trainer, res *Result, sv *userView, alpha []float64, scale float64) {
+	h := len(s.cand)
+	if !s.pca || h == 0 {
+		return
+	}
+	s.wt = s.wt[:0]
+	for _, j := range sv.ccol {
+		s.wt = append(s.wt, alpha[j]*scale)
+	}
+	beta := t.UserOffset(sv.aval, res.Mu)
+	s.idx, s.z = t.StartTerms(res.Mu, beta, res.ItemBias, s.pos, sv.ccol, sv.cval, s.wt, s.idx[:0], s.z[:0])
+	AccumulateStart(s.m, h, s.idx, s.z)
+}
+
+// release fills the head rows of v with the starting factors.
+func (s *startMatrix) release(t *trainer, res *Result, v []float64, head []bool) error {
+	if !s.pca {
 		t.RandomStart(res.ItemIDs, head, v)
 		return nil
 	}
-	cand, pos := StartPositions(head)
-	h := len(cand)
-	if h == 0 {
+	if len(s.cand) == 0 {
 		return nil
 	}
-	m := make([]float64, h*h)
-	idx := make([]int32, 0, 64)
-	z := make([]float64, 0, 64)
-	sv := newUserView(t.maxRow)
-	wt := make([]float64, 0, t.maxRow)
-	withTail := t.WithTail()
-	for i := range t.users {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		t.data.view(i, withTail, sv)
-		wt = wt[:0]
-		for _, j := range sv.ccol {
-			wt = append(wt, alpha[j]*scale[i])
-		}
-		beta := t.UserOffset(sv.aval, res.Mu)
-		idx, z = t.StartTerms(res.Mu, beta, res.ItemBias, pos, sv.ccol, sv.cval, wt, idx[:0], z[:0])
-		AccumulateStart(m, h, idx, z)
-	}
-	return t.ReleaseStart(res.ItemIDs, head, cand, m, v)
+	return t.ReleaseStart(res.ItemIDs, head, s.cand, s.m, v)
 }
 
 // itemStep computes item j's Gram matrix and right-hand side from its

@@ -170,7 +170,16 @@ func (d *userData) contributed(p int) bool {
 // the user's n ratings, canonical order).
 func (d *userData) value(i, k int) float64 {
 	_, vals := d.x.Row(int(d.rows[i]))
-	return math.Min(math.Max(vals.At(d.pos(d.off[i]+k)), d.lo), d.hi)
+	return d.clip(vals.At(d.pos(d.off[i] + k)))
+}
+
+// clip returns math.Min(math.Max(v, lo), hi), bit for bit, without the
+// calls for a value strictly inside the range (the common case).
+func (d *userData) clip(v float64) float64 {
+	if d.lo < v && v < d.hi {
+		return v
+	}
+	return math.Min(math.Max(v, d.lo), d.hi)
 }
 
 // view fills s with user i's lists (see userView). withTail keeps the
@@ -187,7 +196,7 @@ func (d *userData) view(i int, withTail bool, s *userView) {
 	for p := lo; p < d.off[i+1]; p++ {
 		q := d.pos(p)
 		c := m[items[q]]
-		v := math.Min(math.Max(vals.At(q), d.lo), d.hi)
+		v := d.clip(vals.At(q))
 		s.acol = append(s.acol, c)
 		s.aval = append(s.aval, v)
 		if !d.contributed(p) {

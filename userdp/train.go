@@ -433,6 +433,8 @@ type startMatrix struct {
 	wt   []float64
 }
 
+// newStart returns an empty start for the head items (head marks them
+// among the released items).
 func (t *trainer) newStart(head []bool) *startMatrix {
 	s := &startMatrix{pca: t.PCAStart()}
 	if !s.pca {

@@ -13,7 +13,7 @@ import (
 // order of their items' IDs, and position p is the rating at position
 // perm(p) of the user's row of the training matrix, whose values are
 // read in place (Values.At) and clipped to the rating range on each read.
-// That is 2 bytes per rating (4 for a user with more than 65 536
+// That is 2 bytes per rating (4 when some user has more than 65 536
 // ratings) and a bit for the contributed subset, where per-user slices of
 // int32 indices and float64 values took 12 (24 with a subset, and again
 // while they were remapped to the released items).

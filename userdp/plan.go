@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -148,6 +149,60 @@ func (p *Plan) rand(phase, step int, id string) *rand.Rand {
 		return rand.New(rand.NewChaCha8(k))
 	}
 	return rng.Crypto()
+}
+
+// streams hands out the generators of Plan.rand without allocating one
+// per call, for a loop over many users on one goroutine: seeded streams
+// re-key one ChaCha8 (rng.Reseeder), keyed ones one ChaCha8 and one
+// HMAC, and unseeded ones share one crypto/rand generator (its draws
+// are independent whatever the sharing). Each generator it returns is
+// valid until the next call. Not safe for concurrent use.
+type streams struct {
+	p      *Plan
+	seeded *rng.Reseeder
+	keyed  *rand.ChaCha8
+	keyedR *rand.Rand
+	mac    hash.Hash
+	crypto *rand.Rand
+}
+
+func (p *Plan) newStreams() *streams { return &streams{p: p} }
+
+// get is s.rand, or p.rand for a nil s.
+func (s *streams) get(p *Plan, phase, step int, id string) *rand.Rand {
+	if s == nil {
+		return p.rand(phase, step, id)
+	}
+	return s.rand(phase, step, id)
+}
+
+// rand returns the generator of (phase, step, id), drawing exactly what
+// Plan.rand's would.
+func (s *streams) rand(phase, step int, id string) *rand.Rand {
+	p := s.p
+	switch {
+	case p.opts.Seeded:
+		if s.seeded == nil {
+			s.seeded = rng.NewReseeder()
+		}
+		return s.seeded.Stream(p.opts.Seed, streamKey(phase, step, id))
+	case p.key != nil:
+		if s.mac == nil {
+			s.mac = hmac.New(sha256.New, p.key[:])
+			s.keyed = rand.NewChaCha8([32]byte{})
+			s.keyedR = rand.New(s.keyed)
+		}
+		s.mac.Reset()
+		s.mac.Write(streamName(phase, step, id))
+		var k [32]byte
+		s.mac.Sum(k[:0])
+		s.keyed.Seed(k)
+		return s.keyedR
+	}
+	if s.crypto == nil {
+		s.crypto = rng.Crypto()
+	}
+	return s.crypto
 }
 
 // CompareIDs orders user and item IDs canonically: integers numerically

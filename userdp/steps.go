@@ -20,15 +20,20 @@ import (
 // canonical order of their item IDs) that user id contributes: all of
 // them (nil) when n ≤ MaxItemsPerUser or without noise, else a uniform
 // random MaxItemsPerUser-subset drawn from the stream of the user's ID.
-func (p *Plan) Subset(id string, n int) []int {
+func (p *Plan) Subset(id string, n int) []int { return p.subset(id, n, nil, nil) }
+
+// subset is Subset drawing from s's generators (nil: Plan.rand's) into
+// buf's storage when it holds n entries: Train reuses both for every
+// user.
+func (p *Plan) subset(id string, n int, s *streams, buf []int) []int {
 	k := p.opts.MaxItemsPerUser
 	if p.opts.NoNoise || n <= k {
 		return nil
 	}
 	// A partial Fisher–Yates shuffle of positions, then sorted so the
 	// user's list stays ordered.
-	r := p.rand(phaseSubset, 0, id)
-	pos := make([]int, n)
+	r := s.get(p, phaseSubset, 0, id)
+	pos := slices.Grow(buf[:0], n)[:n]
 	for q := range pos {
 		pos[q] = q
 	}
@@ -113,11 +118,14 @@ func (p *Plan) CountWeight(n int) float64 {
 
 // ReleaseCount returns the released weighted count of item id from the
 // sum of its users' CountWeights (the sum itself without noise).
-func (p *Plan) ReleaseCount(id string, sum float64) float64 {
+func (p *Plan) ReleaseCount(id string, sum float64) float64 { return p.releaseCount(id, sum, nil) }
+
+// releaseCount is ReleaseCount drawing from s's generators (nil: Plan.rand's).
+func (p *Plan) releaseCount(id string, sum float64, s *streams) float64 {
 	if p.opts.NoNoise {
 		return sum
 	}
-	return p.noise.counts.add(sum, p.rand(phaseCounts, 0, id))
+	return p.noise.counts.add(sum, s.get(p, phaseCounts, 0, id))
 }
 
 // Selected says whether an item with the released count is released:
@@ -203,10 +211,15 @@ func (p *Plan) UserBias(mu, beta float64, ncontrib int, items []int32, vals, tai
 // sum shrunk by the noisy count; without noise the exact sum and
 // sum/(weight + BiasLambda).
 func (p *Plan) ReleaseBias(id string, sum, weight, count float64) (noisySum, bias float64) {
+	return p.releaseBias(id, sum, weight, count, nil)
+}
+
+// releaseBias is ReleaseBias drawing from rs's generators (nil: Plan.rand's).
+func (p *Plan) releaseBias(id string, sum, weight, count float64, rs *streams) (noisySum, bias float64) {
 	if p.opts.NoNoise {
 		return sum, sum / (weight + p.opts.BiasLambda)
 	}
-	s := p.noise.biases.add(sum, p.rand(phaseBias, 0, id))
+	s := p.noise.biases.add(sum, rs.get(p, phaseBias, 0, id))
 	return s, p.shrinkBias(s, count)
 }
 
@@ -302,6 +315,43 @@ func (p *Plan) FactorWeights(items []int32, counts []float64, head []bool) []flo
 		}
 	}
 	return w
+}
+
+// factorAlphas returns the unnormalized factor-step weight a_j of every
+// released item (FactorWeights): 0 off the head, else 1 (uniform weights,
+// or no noise) or max(n̂_j, 1)^(−β) (adaptive). A user's weight of item j
+// is factorAlphas[j]·factorScale, bit for bit FactorWeights' entry.
+func (p *Plan) factorAlphas(counts []float64, head []bool) []float64 {
+	o := &p.opts
+	a := make([]float64, len(counts))
+	for j := range a {
+		switch {
+		case !head[j]:
+		case o.NoNoise || o.Weights != WeightsAdaptive:
+			a[j] = 1
+		default:
+			a[j] = math.Pow(math.Max(counts[j], 1), -o.AdaptivePower)
+		}
+	}
+	return a
+}
+
+// factorScale returns the factor that normalizes a user's weights over
+// the user's contributed released items: 1/‖a‖₂ (1 when that is 0, or
+// without noise), summed in the order of items as FactorWeights does.
+func (p *Plan) factorScale(items []int32, alpha []float64) float64 {
+	if p.opts.NoNoise {
+		return 1
+	}
+	var ss float64
+	for _, j := range items {
+		a := alpha[j]
+		ss += a * a
+	}
+	if ss > 0 {
+		return 1 / math.Sqrt(ss)
+	}
+	return 1
 }
 
 // PCAStart says whether the start is released from the noisy

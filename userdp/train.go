@@ -3,7 +3,6 @@ package userdp
 import (
 	"context"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -70,20 +69,15 @@ type trainer struct {
 	eval    Evaluation
 
 	users int
-	// contributed ratings per user, candidate-indexed: ccol[i] (index into
-	// the candidate item space) and cval[i].
-	ccol [][]int32
-	cval [][]float64
-	// all of each user's ratings on candidate items (for local fits).
-	acol [][]int32
-	aval [][]float64
-	// tval[i] holds user i's contributed ratings of candidate items that
-	// were not released (private selection only): they feed the tail bias.
-	tval [][]float64
+	// data holds every user's ratings of candidate items as positions into
+	// the training matrix (see userData); view rebuilds one user's lists.
+	data *userData
+	// maxRow is the largest number of ratings of one user: the size of
+	// the per-worker scratch.
+	maxRow int
 
 	candIDs []string // candidate item IDs, canonical order
 	itemIDs []string // released item IDs, once selected
-	userIDs []string // the users' external IDs, canonical order
 	// ncontrib[i] is the size of user i's contribution set over candidate
 	// items, which fixes the user's count and bias weights 1/√n.
 	ncontrib []int
@@ -115,15 +109,15 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	t.prepare(d)
 	t.progress(fmt.Sprintf("prepared %d users over %d candidate items (exact counts of the data: evaluation only, not released)", t.users, len(t.candIDs)))
 
-	var sums MeanSums
-	for i := range t.users {
-		sums.Add(t.UserMean(t.cval[i]))
-	}
+	sums, counts, present := t.sums()
 	mu, nusers := t.ReleaseMean(sums)
 	if err := t.Decide(nusers); err != nil {
 		return nil, err
 	}
-	counts, present := t.counts()
+	rs := t.newStreams()
+	for j := range counts {
+		counts[j] = t.releaseCount(t.candIDs[j], counts[j], rs)
+	}
 	model, mcounts := t.selectItems(counts, present)
 	t.progress(fmt.Sprintf("released %d items", len(model)))
 	o := t.opts
@@ -140,7 +134,7 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	}
 	t.itemIDs = res.ItemIDs
 	res.Counts = mcounts
-	// remap every user's candidate indices to released item indices.
+	// from now on every user's lists index the released items.
 	toModel := make([]int32, len(t.candIDs))
 	for c := range toModel {
 		toModel[c] = -1
@@ -148,7 +142,7 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	for j, c := range model {
 		toModel[c] = int32(j)
 	}
-	t.remap(toModel)
+	t.data.release(toModel)
 
 	res.ItemBias, res.TailBias, res.biasSums = t.biases(mu, mcounts)
 	t.progress("released item biases")
@@ -172,8 +166,8 @@ func (t *trainer) progress(s string) {
 }
 
 // prepare maps the data onto the candidate items (in canonical order),
-// orders the users canonically, draws each user's contribution subset and
-// keeps each user's own ratings.
+// orders the users canonically and draws each user's contribution
+// subset; the ratings stay in the matrix (userData).
 func (t *trainer) prepare(d *ratings.Dataset) {
 	x := d.Ratings
 	t.users = x.Rows()
@@ -204,63 +198,43 @@ func (t *trainer) prepare(d *ratings.Dataset) {
 	if t.opts.Items != nil {
 		t.eval.DroppedOutsideCatalogue = dropped
 	}
-	rows := make([]int, t.users)
+	rows := make([]int32, t.users)
 	for i := range rows {
-		rows[i] = i
+		rows[i] = int32(i)
 	}
-	slices.SortFunc(rows, func(a, b int) int { return CompareIDs(d.Users.ID(a), d.Users.ID(b)) })
-	t.userIDs = make([]string, t.users)
-	t.ccol = make([][]int32, t.users)
-	t.cval = make([][]float64, t.users)
-	t.acol = make([][]int32, t.users)
-	t.aval = make([][]float64, t.users)
+	slices.SortFunc(rows, func(a, b int32) int { return CompareIDs(d.Users.ID(int(a)), d.Users.ID(int(b))) })
+	t.data = newUserData(x, rows, colToCand, t.opts.Min, t.opts.Max)
 	t.ncontrib = make([]int, t.users)
-	lo, hi := t.opts.Min, t.opts.Max
-	type rating struct {
-		c int32
-		v float64
-	}
-	var buf []rating
+	var buf []int
+	rs := t.newStreams()
 	for i, row := range rows {
-		t.userIDs[i] = d.Users.ID(row)
-		items, vals := x.Row(row)
-		buf = buf[:0]
-		for p, j := range items {
-			if c := colToCand[j]; c >= 0 {
-				buf = append(buf, rating{c, math.Min(math.Max(vals.At(p), lo), hi)})
-			}
+		n := t.data.n(i)
+		t.maxRow = max(t.maxRow, n)
+		t.ncontrib[i] = n
+		pos := t.subset(d.Users.ID(int(row)), n, rs, buf)
+		if cap(pos) > cap(buf) {
+			buf = pos
 		}
-		slices.SortFunc(buf, func(a, b rating) int { return int(a.c) - int(b.c) })
-		ac := make([]int32, len(buf))
-		av := make([]float64, len(buf))
-		for p, r := range buf {
-			ac[p], av[p] = r.c, r.v
+		t.data.setContributed(i, pos)
+		if pos != nil {
+			t.ncontrib[i] = len(pos)
 		}
-		t.acol[i], t.aval[i] = ac, av
-		t.ncontrib[i] = len(ac)
-		pos := t.Subset(t.userIDs[i], len(ac))
-		if pos == nil {
-			t.ccol[i], t.cval[i] = ac, av
-			continue
-		}
-		cc := make([]int32, len(pos))
-		cv := make([]float64, len(pos))
-		for p, q := range pos {
-			cc[p], cv[p] = ac[q], av[q]
-		}
-		t.ccol[i], t.cval[i] = cc, cv
-		t.ncontrib[i] = len(pos)
 	}
 }
 
-// counts returns the (noisy) weighted count of every candidate item: each
-// user adds CountWeight to each contributed item. present[j] says that
-// some contributed rating reaches item j (see Plan.Selected).
-func (t *trainer) counts() (w []float64, present []bool) {
+// sums returns, in one pass over the users, the terms of the global mean
+// (UserMean) and the exact weighted count of every candidate item: each
+// user adds CountWeight to each contributed item (ReleaseCount adds the
+// noise once Decide has calibrated it). present[j] says that some
+// contributed rating reaches item j (see Plan.Selected).
+func (t *trainer) sums() (sums MeanSums, w []float64, present []bool) {
 	w = make([]float64, len(t.candIDs))
 	present = make([]bool, len(t.candIDs))
+	sv := newUserView(t.maxRow)
 	for i := range t.users {
-		c := t.ccol[i]
+		t.data.view(i, false, sv)
+		sums.Add(t.UserMean(sv.cval))
+		c := sv.ccol
 		if len(c) == 0 {
 			continue
 		}
@@ -270,10 +244,7 @@ func (t *trainer) counts() (w []float64, present []bool) {
 			present[j] = true
 		}
 	}
-	for j := range w {
-		w[j] = t.ReleaseCount(t.candIDs[j], w[j])
-	}
-	return w, present
+	return sums, w, present
 }
 
 // selectItems returns the released items (candidate indices, in canonical
@@ -292,28 +263,6 @@ func (t *trainer) selectItems(counts []float64, present []bool) ([]int, []float6
 	return keep, out
 }
 
-// remap rewrites every user's candidate indices to released item indices:
-// the contributed ratings of items that were not released are dropped
-// (and kept in tval for the tail); the user's own ratings keep them as
-// −1, since the user's local fit still uses them for the user's bias.
-func (t *trainer) remap(toModel []int32) {
-	if t.WithTail() {
-		t.tval = make([][]float64, t.users)
-	}
-	m := func(c int32) int32 { return toModel[c] }
-	for i := range t.users {
-		own := make([]int32, len(t.acol[i]))
-		for p, c := range t.acol[i] {
-			own[p] = toModel[c]
-		}
-		kc, kv, tail := SplitReleased(t.ccol[i], t.cval[i], m)
-		t.acol[i], t.ccol[i], t.cval[i] = own, kc, kv
-		if t.tval != nil {
-			t.tval[i] = tail
-		}
-	}
-}
-
 // biases releases the item biases (Plan.UserBias, ReleaseBias) and,
 // under private selection, the tail (ReleaseTail). It returns the
 // released biases, the tail bias and the noisy sums (tail coordinates
@@ -323,16 +272,15 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 	sum := make([]float64, n, n+2)
 	wsum := make([]float64, n)
 	var ts, tw float64
+	withTail := t.WithTail()
+	sv := newUserView(t.maxRow)
 	for i := range t.users {
-		var tv []float64
-		if t.tval != nil {
-			tv = t.tval[i]
-		}
-		if len(t.ccol[i]) == 0 && len(tv) == 0 {
+		t.data.view(i, withTail, sv)
+		if len(sv.ccol) == 0 && len(sv.tval) == 0 {
 			continue
 		}
-		beta := t.UserOffset(t.aval[i], mu)
-		s, w, ok := t.UserBias(mu, beta, t.ncontrib[i], t.ccol[i], t.cval[i], tv, func(j int32, term, weight float64) {
+		beta := t.UserOffset(sv.aval, mu)
+		s, w, ok := t.UserBias(mu, beta, t.ncontrib[i], sv.ccol, sv.cval, sv.tval, func(j int32, term, weight float64) {
 			sum[j] += term
 			wsum[j] += weight
 		})
@@ -342,10 +290,11 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 		}
 	}
 	b := make([]float64, n)
+	rs := t.newStreams()
 	for j := range b {
-		sum[j], b[j] = t.ReleaseBias(t.itemIDs[j], sum[j], wsum[j], counts[j])
+		sum[j], b[j] = t.releaseBias(t.itemIDs[j], sum[j], wsum[j], counts[j], rs)
 	}
-	if t.tval == nil {
+	if !withTail {
 		return b, 0, sum
 	}
 	ns, nw, tb := t.ReleaseTail(ts, tw)
@@ -383,24 +332,37 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 	n := len(res.ItemIDs)
 	v := make([]float64, n*r)
 	head := t.Head(res.Counts)
-	// Factor-step weights per contributed rating, normalized per user.
-	wt := make([][]float64, t.users)
-	for i := range t.users {
-		wt[i] = t.FactorWeights(t.ccol[i], res.Counts, head)
-	}
-	if err := t.start(ctx, res, v, head, wt); err != nil {
-		return nil, err
-	}
-	// Item-major index of contributions: for item j, the (user, position)
-	// pairs in increasing (canonical) user order.
+	// Factor-step weights per contributed rating: w = alpha[j]·scale[i]
+	// (factorAlphas, factorScale), what FactorWeights returns, computed
+	// where used instead of held per rating.
+	alpha := t.factorAlphas(res.Counts, head)
+	scale := make([]float64, t.users)
+	// One pass over the users: each user's weight scale, the size of the
+	// item-major index below and, with a PCA start, the user's terms of
+	// the start matrix.
 	start := make([]int, n+1)
+	st := t.newStart(head)
+	sv := newUserView(t.maxRow)
+	withTail := t.WithTail()
 	for i := range t.users {
-		for p, j := range t.ccol[i] {
-			if wt[i][p] > 0 {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		t.data.view(i, withTail, sv)
+		scale[i] = t.factorScale(sv.ccol, alpha)
+		for _, j := range sv.ccol {
+			if alpha[j]*scale[i] > 0 {
 				start[j+1]++
 			}
 		}
+		st.add(t, res, sv, alpha, scale[i])
 	}
+	if err := st.release(t, res, v, head); err != nil {
+		return nil, err
+	}
+	// Item-major index of contributions: for item j, the (user, position
+	// among the user's ratings) pairs in increasing (canonical) user
+	// order, of the ratings with a positive weight.
 	for j := range n {
 		start[j+1] += start[j]
 	}
@@ -408,9 +370,10 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 	pos := make([]int32, start[n])
 	fill := slices.Clone(start[:n])
 	for i := range t.users {
-		for p, j := range t.ccol[i] {
-			if wt[i][p] > 0 {
-				users[fill[j]], pos[fill[j]] = int32(i), int32(p)
+		t.data.view(i, withTail, sv)
+		for q, j := range sv.ccol {
+			if alpha[j]*scale[i] > 0 {
+				users[fill[j]], pos[fill[j]] = int32(i), sv.cpos[q]
 				fill[j]++
 			}
 		}
@@ -419,13 +382,17 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 	u := make([]float64, t.users*r)
 	ub := make([]float64, t.users)
 	ws := make([]*Solver, t.workers)
+	views := make([]*userView, t.workers)
 	for w := range ws {
 		ws[w] = t.NewSolver()
+		views[w] = newUserView(t.maxRow)
 	}
 	for step := range o.Iters {
 		// Users fit their own factor and bias from V and their ratings.
 		if err := t.parallel(ctx, t.users, func(w, i int) {
-			ws[w].FoldIn(res, v, t.acol[i], t.aval[i], u[i*r:(i+1)*r], &ub[i])
+			s := views[w]
+			t.data.view(i, false, s)
+			ws[w].FoldIn(res, v, s.acol, s.aval, u[i*r:(i+1)*r], &ub[i])
 		}); err != nil {
 			return nil, err
 		}
@@ -434,7 +401,7 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 			if !head[j] {
 				return
 			}
-			t.itemStep(ws[w], step, j, res, v, u, ub, wt, users[start[j]:start[j+1]], pos[start[j]:start[j+1]])
+			t.itemStep(ws[w], step, j, res, v, u, ub, alpha[j], scale, users[start[j]:start[j+1]], pos[start[j]:start[j+1]])
 		}); err != nil {
 			return nil, err
 		}
@@ -446,46 +413,77 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 	return v, nil
 }
 
-// start fills the head rows of v with the release's starting item
-// factors. Without a PCA share it draws them data-independently
-// (RandomStart). With one, it releases the noisy second-moment matrix of
-// the users' weighted residual vectors over the head items,
+// startMatrix accumulates the start of the factors. Without a PCA share
+// the start is drawn data-independently (RandomStart). With one, it
+// releases the noisy second-moment matrix of the users' weighted residual
+// vectors over the head items,
 //
 //	M = Σ_users z zᵀ,  z_j = w_j · clip(x_j − μ − b_j − β_user, ±B_r),
 //
 // whose ℓ2 (Frobenius) sensitivity is ‖z‖₂² ≤ B_r² because each user's
 // weights have ‖w‖₂ ≤ 1, and starts from its top-r eigenvectors
 // (ReleaseStart). With no head item V stays zero.
-func (t *trainer) start(ctx context.Context, res *Result, v []float64, head []bool, wt [][]float64) error {
-	if !t.PCAStart() {
+type startMatrix struct {
+	pca  bool
+	cand []int
+	pos  []int32
+	m    []float64 // h × h, lower triangle
+	idx  []int32
+	z    []float64
+	wt   []float64
+}
+
+// newStart returns an empty start for the head items (head marks them
+// among the released items).
+func (t *trainer) newStart(head []bool) *startMatrix {
+	s := &startMatrix{pca: t.PCAStart()}
+	if !s.pca {
+		return s
+	}
+	s.cand, s.pos = StartPositions(head)
+	h := len(s.cand)
+	s.m = make([]float64, h*h)
+	s.idx = make([]int32, 0, 64)
+	s.z = make([]float64, 0, 64)
+	s.wt = make([]float64, 0, t.maxRow)
+	return s
+}
+
+// add adds the terms of one user (sv, after selection, weights
+// alpha[j]·scale); users must come in canonical order.
+func (s *startMatrix) add(t *trainer, res *Result, sv *userView, alpha []float64, scale float64) {
+	h := len(s.cand)
+	if !s.pca || h == 0 {
+		return
+	}
+	s.wt = s.wt[:0]
+	for _, j := range sv.ccol {
+		s.wt = append(s.wt, alpha[j]*scale)
+	}
+	beta := t.UserOffset(sv.aval, res.Mu)
+	s.idx, s.z = t.StartTerms(res.Mu, beta, res.ItemBias, s.pos, sv.ccol, sv.cval, s.wt, s.idx[:0], s.z[:0])
+	AccumulateStart(s.m, h, s.idx, s.z)
+}
+
+// release fills the head rows of v with the starting factors.
+func (s *startMatrix) release(t *trainer, res *Result, v []float64, head []bool) error {
+	if !s.pca {
 		t.RandomStart(res.ItemIDs, head, v)
 		return nil
 	}
-	cand, pos := StartPositions(head)
-	h := len(cand)
-	if h == 0 {
+	if len(s.cand) == 0 {
 		return nil
 	}
-	m := make([]float64, h*h)
-	idx := make([]int32, 0, 64)
-	z := make([]float64, 0, 64)
-	for i := range t.users {
-		if i%1024 == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		beta := t.UserOffset(t.aval[i], res.Mu)
-		idx, z = t.StartTerms(res.Mu, beta, res.ItemBias, pos, t.ccol[i], t.cval[i], wt[i], idx[:0], z[:0])
-		AccumulateStart(m, h, idx, z)
-	}
-	return t.ReleaseStart(res.ItemIDs, head, cand, m, v)
+	return t.ReleaseStart(res.ItemIDs, head, s.cand, s.m, v)
 }
 
 // itemStep computes item j's Gram matrix and right-hand side from its
 // raters' clipped factors and residuals (ItemTerm, AddItemTerm), adds the
 // noise, and solves (ReleaseItem). Without noise it refits the item's
 // bias jointly with its factor (a plain non-private ALS step with
-// features [u; 1]).
-func (t *trainer) itemStep(s *Solver, step, j int, res *Result, v, u, ub []float64, wt [][]float64, users, pos []int32) {
+// features [u; 1]). A rater's weight is alpha·scale[user]; pos[q] is the
+// position of the rating among its user's.
+func (t *trainer) itemStep(s *Solver, step, j int, res *Result, v, u, ub []float64, alpha float64, scale []float64, users, pos []int32) {
 	o := &t.opts
 	if o.NoNoise {
 		t.itemStepExact(s.ws, j, res, v, u, ub, users, pos)
@@ -496,9 +494,8 @@ func (t *trainer) itemStep(s *Solver, step, j int, res *Result, v, u, ub []float
 	clear(g)
 	clear(h)
 	for q, i := range users {
-		p := pos[q]
-		w := wt[i][p]
-		e := t.ItemTerm(u[int(i)*r:int(i+1)*r], uc, t.cval[i][p], res.Mu, res.ItemBias[j], ub[i])
+		w := alpha * scale[i]
+		e := t.ItemTerm(u[int(i)*r:int(i+1)*r], uc, t.data.value(int(i), int(pos[q])), res.Mu, res.ItemBias[j], ub[i])
 		AddItemTerm(g, h, w, e, uc)
 		if o.observe != nil {
 			o.observe(step, j, int(i), w, uc, e)
@@ -521,7 +518,7 @@ func (t *trainer) itemStepExact(ws *workspace, j int, res *Result, v, u, ub []fl
 	ws.f[r] = 1
 	for q, i := range users {
 		copy(ws.f[:r], u[int(i)*r:int(i+1)*r])
-		y := t.cval[i][pos[q]] - res.Mu - ub[i]
+		y := t.data.value(int(i), int(pos[q])) - res.Mu - ub[i]
 		dense.AddOuter(ws.a, n, 1, ws.f)
 		dense.Axpy(ws.b, y, ws.f)
 	}

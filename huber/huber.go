@@ -118,6 +118,9 @@ func (m *Mechanism) AddNoise(x []float64, r *rand.Rand) {
 			i++
 		}
 	case *rand.ChaCha8:
+		// The loop of the default case with s.Uint64 for r.Uint64, written
+		// out: a type parameter over both would share one instantiation
+		// (pointer shapes) and call through its dictionary.
 		scale, hi, body := m.scale, m.tail.hi, &m.body
 		for i := range x {
 			u := s.Uint64()

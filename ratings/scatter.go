@@ -78,14 +78,7 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 	sc.rowPtr, sc.colPtr = sumCounts(sc.rowCnt), sumCounts(sc.colCnt)
 	cu := make([]int32, len(us))
 	startAt(sc.colPtr, sc.colCnt)
-	inParallel(recParts, func(p int, lo, hi int32) {
-		next := sc.colCnt[p]
-		for k := lo; k < hi; k++ {
-			j := is[k]
-			cu[next[j]] = us[k]
-			next[j]++
-		}
-	})
+	scatterByColumn(cu, us, is, recParts, sc.colCnt)
 	sc.byColUser = cu
 	if sc.repeats() {
 		return nil, false
@@ -100,14 +93,7 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 	// The same scatter for the values, each part from where it started.
 	cv := float32sOf(us)
 	rewind(sc.colPtr, sc.colCnt)
-	inParallel(recParts, func(p int, lo, hi int32) {
-		next := sc.colCnt[p]
-		for k := lo; k < hi; k++ {
-			j := is[k]
-			cv[next[j]] = vs[k]
-			next[j]++
-		}
-	})
+	scatterByColumn(cv, vs, is, recParts, sc.colCnt)
 	sc.byColVal = cv
 	rowIdx, rowVal, colIdx, colVal := sc.views(is, vs)
 	return &Matrix{
@@ -257,6 +243,20 @@ func startAt(ptr []int, counts [][]int) {
 			at, c[b] = at+c[b], at
 		}
 	}
+}
+
+// scatterByColumn writes src[k] to dst at the next place of column is[k],
+// for each part of the records (parts, as partsOf cuts them) on its own
+// goroutine, from where next[p] says part p's elements of each column go.
+func scatterByColumn[T int32 | float32](dst, src []T, is []int32, parts []int32, next [][]int) {
+	inParallel(parts, func(p int, lo, hi int32) {
+		at := next[p]
+		for k := lo; k < hi; k++ {
+			j := is[k]
+			dst[at[j]] = src[k]
+			at[j]++
+		}
+	})
 }
 
 // rewind turns counts[p][b] back from past the last element of bucket b

@@ -136,35 +136,21 @@ func BenchmarkSweepML100k(b *testing.B) {
 // 100k u1.base, on one worker: rank 32, λ = 0.5, T = 50 sweeps, Huber
 // noise of variance 1; ALS, and IRLS with K = 20 inner iterations,
 // threshold 3 and a warm start. The ratio of the two is the cost of IRLS.
-func BenchmarkPaperML100k(b *testing.B) {
-	x, _ := loadML100k(b)
-	noise, _ := huber.New(3, 1)
-	for _, algo := range []Algorithm{ALS, IRLS} {
-		b.Run(fmt.Sprintf("algo=%v", algo), func(b *testing.B) {
-			o := Options{Algorithm: algo, Rank: 32, Lambda: 0.5, Iters: 50, Noise: noise, Seeded: true, Seed: 1, Workers: 1}
-			if algo == IRLS {
-				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
-			}
-			cpu0, ok := procstat.CPUTime()
-			for b.Loop() {
-				if _, err := Train(context.Background(), x, o); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportCPU(b, cpu0, ok)
-		})
-	}
-}
+func BenchmarkPaperML100k(b *testing.B) { benchPaper(b, true) }
 
 // BenchmarkPaperML100kCrypto is BenchmarkPaperML100k unseeded: the noise
 // of a private run, every bit from crypto/rand (rng.Crypto), whose cost
 // per value is not that of the seeded ChaCha8 streams.
-func BenchmarkPaperML100kCrypto(b *testing.B) {
+func BenchmarkPaperML100kCrypto(b *testing.B) { benchPaper(b, false) }
+
+// benchPaper runs the paper's ALS and R-IRLS on MovieLens 100k, with
+// seeded or private noise, and reports the CPU time.
+func benchPaper(b *testing.B, seeded bool) {
 	x, _ := loadML100k(b)
 	noise, _ := huber.New(3, 1)
 	for _, algo := range []Algorithm{ALS, IRLS} {
 		b.Run(fmt.Sprintf("algo=%v", algo), func(b *testing.B) {
-			o := Options{Algorithm: algo, Rank: 32, Lambda: 0.5, Iters: 50, Noise: noise, Workers: 1}
+			o := Options{Algorithm: algo, Rank: 32, Lambda: 0.5, Iters: 50, Noise: noise, Seeded: seeded, Seed: 1, Workers: 1}
 			if algo == IRLS {
 				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -56,5 +57,43 @@ func TestEstimateLines(t *testing.T) {
 		case !c.headAlone && (ratio < 1 || ratio > 1.04):
 			t.Errorf("%s: guessed %d lines for %d (%.3f×), want 1–1.04×", c.name, all, c.lines, ratio)
 		}
+	}
+}
+
+// TestAtOffsetZero: the loader samples an input at random only from its
+// start, where the offsets of ReadAt and the bytes still to read agree.
+func TestAtOffsetZero(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(path, []byte("1\t2\t3\n4\t5\t6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	partly := strings.NewReader("1\t2\t3\n4\t5\t6\n")
+	if _, err := partly.Read(make([]byte, 3)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		r    io.Reader
+		want bool
+	}{
+		{"a file just opened", f, true},
+		{"a fresh strings.Reader", strings.NewReader("1\t2\t3\n"), true},
+		{"a strings.Reader partly read", partly, false},
+		{"a reader without Seek", io.MultiReader(strings.NewReader("x")), false},
+	} {
+		if got := atOffsetZero(c.r); got != c.want {
+			t.Errorf("%s: atOffsetZero = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if _, err := f.Seek(4, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if atOffsetZero(f) {
+		t.Error("a file read from offset 4: atOffsetZero = true")
 	}
 }

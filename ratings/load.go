@@ -247,6 +247,7 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	// A buffer of 64 KiB holds the head that detection looks at; a
 	// smaller input needs no more than its size.
 	size := inputSize(r)
+	atStart := atOffsetZero(r) // sampleInput's offsets count from there
 	bufSize := 64 << 10
 	if size >= 0 && size < int64(bufSize) {
 		bufSize = max(int(size)+1, 16)
@@ -276,7 +277,11 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 
 	l := &loader{recordRules: recordRules{file: name, format: format, ranged: ranged}, dup: opts.Duplicates,
 		workers: cfg.workers, blockSize: cfg.blockSize, parsers: cfg.parsers, vc: &codedValues{}}
-	if n, all := estimateLines(size, head, sampleInput(r, size, len(head))); n > 0 {
+	var samples []byte
+	if atStart {
+		samples = sampleInput(r, size, len(head))
+	}
+	if n, all := estimateLines(size, head, samples); n > 0 {
 		l.us, l.is = make([]int32, 0, n), make([]int32, 0, n)
 		l.expect = all
 	}
@@ -883,7 +888,7 @@ func estimateLines(size int64, head, samples []byte) (n, all int) {
 }
 
 // sampleInput reads, from an input of size bytes that can be read at
-// random (an *os.File), sampleCount pieces of sampleSize bytes spread
+// random (an *os.File) and whose offset 0 is its start (atOffsetZero), sampleCount pieces of sampleSize bytes spread
 // evenly over what follows the head of headLen bytes, without moving the
 // input's offset; nil for other inputs, for inputs not much larger than
 // the head, or on a read error.
@@ -902,6 +907,18 @@ func sampleInput(r io.Reader, size int64, headLen int) []byte {
 		buf = buf[:len(buf)+sampleSize]
 	}
 	return buf
+}
+
+// atOffsetZero reports whether r is an io.Seeker positioned at its start,
+// so that the offsets of io.ReaderAt are those of r's remaining bytes (a
+// file opened by path; not a reader part of which was read before).
+func atOffsetZero(r io.Reader) bool {
+	sk, ok := r.(io.Seeker)
+	if !ok {
+		return false
+	}
+	off, err := sk.Seek(0, io.SeekCurrent)
+	return err == nil && off == 0
 }
 
 // sampleCount and sampleSize shape sampleInput's samples.

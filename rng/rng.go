@@ -106,8 +106,11 @@ const (
 // buffered words at once with Words and Discard, and pass the *rand.Rand
 // to its rare cases: both read the same buffer, so the words and their
 // order are those of calling r.Uint64() throughout. The zero value is
-// ready to use; a CryptoSource is not safe for concurrent use.
+// ready to use; a CryptoSource is not safe for concurrent use, and must
+// not be copied after first use: a copy would share the buffer and hand
+// out the same words again (go vet's copylocks check reports copies).
 type CryptoSource struct {
+	_     noCopy
 	buf   []uint64 // the unread words are buf[off:]
 	off   int      // 0 ≤ off ≤ len(buf)
 	first [cryptoFirst]uint64
@@ -156,3 +159,12 @@ func (s *CryptoSource) refill() {
 	rand.Read(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s.buf))), 8*len(s.buf)))
 	s.off = 0
 }
+
+// noCopy makes go vet's copylocks check report copies of the struct that
+// holds it; it has no other effect.
+type noCopy struct{}
+
+// Lock and Unlock are never called; their presence is what copylocks
+// looks for.
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
@@ -21,6 +22,9 @@ type Huber struct {
 	den    u128   // 2τ², the acceptance denominator
 	lapNum u128   // the proposal is P(j) ∝ exp(−|j|·lapDen/lapNum)
 	lapDen uint64 // τ/1 (α ≥ 1) or τ²/a (α < 1)
+
+	zigOnce sync.Once
+	zig     *zigTable // nil if the table could not be built
 }
 
 var _ Mechanism = (*Huber)(nil)
@@ -93,10 +97,24 @@ func (m *Huber) Scale() float64 { return float64(m.tau) * m.gamma }
 // GridParams returns τ and a: P(J = j) ∝ exp(−ρ_{a/τ}(j/τ)).
 func (m *Huber) GridParams() (tau, a uint64) { return m.tau, m.a }
 
-// Int draws J with P(J = j) ∝ exp(−ρ_α(j/τ)), exactly: a discrete Laplace
-// proposal accepted with probability exp(−gap(|J|)) (see the package
-// comment for the derivation).
+// Int draws J with P(J = j) ∝ exp(−ρ_α(j/τ)), exactly, from a ziggurat
+// on the grid (see the package comment); the table is built on the first
+// call, in about ten milliseconds. Should the table fail to build, it
+// falls back to the rejection sampler intRejection, exact too.
 func (m *Huber) Int(r *rand.Rand) int64 {
+	m.zigOnce.Do(func() {
+		m.zig, _ = newHuberZig(m.tau, m.a)
+	})
+	if m.zig != nil {
+		return m.zig.draw(r)
+	}
+	return m.intRejection(r)
+}
+
+// intRejection draws J with P(J = j) ∝ exp(−ρ_α(j/τ)), exactly: a discrete
+// Laplace proposal accepted with probability exp(−gap(|J|)) (see the
+// package comment for the derivation).
+func (m *Huber) intRejection(r *rand.Rand) int64 {
 	for {
 		j := laplaceInt(r, m.lapNum, m.lapDen)
 		if m.accept(r, abs64(j)) {

@@ -1,0 +1,280 @@
+package discrete
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/rng"
+)
+
+// zigCases are the (τ, a) of the table tests: the coarse grids of
+// TestHuberExactPMF, where the pmf is far from continuous, and production
+// grids (τ in [2⁴⁰, 2⁴¹]) at the extremes of α.
+var zigCases = []struct{ tau, a uint64 }{
+	{20, 1}, {4, 1}, {10, 5}, {4, 4}, {3, 12}, {1, 40}, {8, 320}, {1, 1},
+	{1 << 40, 1 << 32},     // α = MinHuberAlpha
+	{1 << 40, 1 << 40},     // α = 1
+	{3 << 39, 1<<41 + 7},   // α ≈ 1.33, τ not a power of two
+	{1 << 40, 40 << 40},    // α = 40
+	{1<<41 - 1, 1<<57 - 1}, // α = MaxHuberAlpha, the largest τ
+}
+
+// TestZigTable checks, in exact arithmetic, every property the
+// ziggurat's exactness rests on (see the package comment): each strip
+// edge x_k = max{y : F(y) ≥ h_k}, non-increasing heights under h_0 = C,
+// the tail envelope's block length, and an alias table that picks every
+// region with probability exactly proportional to its area.
+func TestZigTable(t *testing.T) {
+	for _, c := range zigCases {
+		z, err := newHuberZig(c.tau, c.a)
+		if err != nil {
+			t.Fatalf("τ = %d, a = %d: %v", c.tau, c.a, err)
+		}
+		F := func(y uint64, h float64) int { // sign of F(y) − h
+			return cmpExp(z.cBig, z.e(y).big(), z.den, bigOfFloat(h), big1)
+		}
+		prevHi := z.c
+		for k := range zigStrips {
+			it := z.items[k]
+			xk := it.width - 1
+			if it.hi != prevHi || it.lo > it.hi || it.lo < 1 || it.lo != math.Trunc(it.lo) {
+				t.Fatalf("τ = %d, a = %d: strip %d heights (%g, %g] after %g", c.tau, c.a, k+1, it.lo, it.hi, prevHi)
+			}
+			prevHi = it.lo
+			if F(xk, it.lo) < 0 || F(xk+1, it.lo) >= 0 {
+				t.Fatalf("τ = %d, a = %d: strip %d: x = %d is not max{y : F(y) ≥ %g}", c.tau, c.a, k+1, xk, it.lo)
+			}
+			if k > 0 && it.sure != z.items[k-1].width {
+				t.Fatalf("strip %d: sure %d, want the previous strip's width %d", k+1, it.sure, z.items[k-1].width)
+			}
+		}
+		if z.items[0].sure != 0 {
+			t.Errorf("top strip: sure = %d, want 0", z.items[0].sure)
+		}
+		base := z.items[zigStrips]
+		if !base.tail || base.sure != z.xN+1 || base.width != z.xN+1+2*z.l || z.xN != z.items[zigStrips-1].width-1 || z.hN != z.items[zigStrips-1].lo {
+			t.Fatalf("base %+v inconsistent with x_N = %d, L = %d", base, z.xN, z.l)
+		}
+		// L·min(x_N, a) ≥ D makes the envelope dominate (package comment).
+		lm := new(big.Int).Mul(new(big.Int).SetUint64(z.l), new(big.Int).SetUint64(min(z.xN, c.a)))
+		if lm.Cmp(z.den) < 0 {
+			t.Errorf("L·min(x_N, a) = %v < D = %v", lm, z.den)
+		}
+		// Alias: reconstruct each region's weight.
+		q := z.loBits + zigKeep
+		capacity := new(big.Int).Lsh(big1, q)
+		w := make([]*big.Int, 256)
+		for i := range w {
+			w[i] = new(big.Int)
+		}
+		for j, col := range z.cols {
+			thr := new(big.Int).Lsh(new(big.Int).SetUint64(col.thrHi), z.loBits)
+			thr.Add(thr, new(big.Int).SetUint64(col.thrLo))
+			if thr.Cmp(capacity) > 0 {
+				t.Fatalf("column %d: threshold above 2^q", j)
+			}
+			w[j].Add(w[j], thr)
+			w[col.alias].Add(w[col.alias], new(big.Int).Sub(capacity, thr))
+		}
+		area := func(i int) *big.Int {
+			it := z.items[i]
+			if it.tail {
+				return new(big.Int).Mul(bigOfFloat(z.hN), new(big.Int).SetUint64(it.width))
+			}
+			d := new(big.Int).Sub(bigOfFloat(it.hi), bigOfFloat(it.lo))
+			return d.Mul(d, new(big.Int).SetUint64(it.width))
+		}
+		a0 := area(0)
+		for i := 1; i <= zigStrips; i++ {
+			l := new(big.Int).Mul(w[i], a0)
+			r := new(big.Int).Mul(w[0], area(i))
+			if l.Cmp(r) != 0 {
+				t.Fatalf("τ = %d, a = %d: region %d's weight %v is not proportional to its area %v", c.tau, c.a, i, w[i], area(i))
+			}
+		}
+		// The padding region (always rejected) costs < 0.2 % of draws.
+		if pad := new(big.Int).Lsh(w[zigStrips+1], 9); pad.Cmp(new(big.Int).Lsh(big1, q+8)) >= 0 {
+			t.Errorf("τ = %d, a = %d: padding %v of 2^%d", c.tau, c.a, w[zigStrips+1], q+8)
+		}
+	}
+}
+
+// TestZigExactPath runs the law test of TestHuberExactPMF with every strip
+// edge and tail test decided by the math/big path.
+func TestZigExactPath(t *testing.T) {
+	for i, c := range []struct{ tau, a uint64 }{{20, 1}, {4, 4}, {3, 12}, {8, 320}} {
+		r := rng.Seeded(uint64(700 + i))
+		m := newHuberGrid(1, c.tau, c.a)
+		m.zigOnce.Do(func() {
+			z, err := newHuberZig(c.tau, c.a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			z.exactOnly = true
+			m.zig = z
+		})
+		alpha := float64(c.a) / float64(c.tau)
+		kmax := int64(float64(c.tau)*(40/min(alpha, 1)+2)) + 2
+		chiSquare(t, "huber exact path", 100000, kmax,
+			func(k int64) float64 { return -huber.Loss(alpha, float64(k)/float64(c.tau)) },
+			func() int64 { return m.Int(r) })
+	}
+}
+
+// TestZigTail checks the tail envelope alone: its accepted points must
+// follow F restricted to y > x_N. At τ = 1, a = 1 (P(y) ∝ e^{−y+1/2}
+// beyond 1) the tail starts at a small x_N and holds enough mass to test.
+func TestZigTail(t *testing.T) {
+	for i, c := range []struct{ tau, a uint64 }{{1, 1}, {4, 1}, {2, 40}} {
+		z, err := newHuberZig(c.tau, c.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alpha := float64(c.a) / float64(c.tau)
+		r := rng.Seeded(uint64(800 + i))
+		x0 := int64(z.xN) + 1
+		kmax := int64(float64(c.tau)*(40/min(alpha, 1)+2)) + x0
+		chiSquare(t, "huber tail", 50000, kmax,
+			func(k int64) float64 {
+				if k < x0 {
+					return math.Inf(-1)
+				}
+				return -huber.Loss(alpha, float64(k)/float64(c.tau))
+			},
+			func() int64 {
+				for {
+					if y, ok := z.tail(r); ok {
+						return int64(y)
+					}
+				}
+			})
+	}
+}
+
+// TestZigBelowAgrees compares the float64 bracket of below with the exact
+// decision, for strip edges and random heights and for heights placed
+// within a few units of the 64-bit threshold, where a wrong error bound
+// would show: the fast path must either defer or decide as math/big does.
+func TestZigBelowAgrees(t *testing.T) {
+	for ci, c := range zigCases {
+		z, err := newHuberZig(c.tau, c.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rng.Seeded(uint64(900 + ci))
+		for range 80 {
+			k := r.IntN(zigStrips + 1)
+			it := z.items[k]
+			var y uint64
+			switch {
+			case it.tail: // the tail envelope: (0, h_N·4^−b] over block b
+				b := r.IntN(4)
+				it.lo, it.hi = 0, math.Ldexp(z.hN, -2*b)
+				y = z.xN + 1 + (1<<b-1)*z.l + r.Uint64N(z.l<<b)
+			case it.width == it.sure:
+				continue
+			default:
+				y = it.sure + r.Uint64N(it.width-it.sure)
+			}
+			// p·2⁶⁴ in exact arithmetic, to place u near it.
+			lo, _ := expNegBounds(z.e(y).big(), z.den, 200)
+			lo.Mul(lo, new(big.Float).SetInt(z.cBig))
+			lo.Sub(lo, big.NewFloat(it.lo))
+			lo.Quo(lo, big.NewFloat(it.hi-it.lo))
+			lo.SetMantExp(lo, 64)
+			th, _ := lo.Uint64()
+			for _, u := range []uint64{r.Uint64(), th - 3, th - 1, th, th + 1, th + 2, th + 1<<11, th - 1<<11} {
+				// Both see u, then the same further words: below calls
+				// belowExact on them when its bracket cannot decide, so a
+				// disagreement means the bracket was wrong.
+				seed := r.Uint64()
+				fast := z.below(constWord(u, rng.Seeded(seed)), y, it.lo, it.hi)
+				exact := z.belowExact(rng.Seeded(seed), z.e(y), u, it.lo, it.hi)
+				if fast != exact {
+					t.Fatalf("τ = %d, a = %d, strip %d, y = %d, u = %#x: fast %v, exact %v", c.tau, c.a, k+1, y, u, fast, exact)
+				}
+			}
+		}
+	}
+}
+
+// constWord returns a generator whose first word is u and whose later
+// words come from r.
+func constWord(u uint64, r *rand.Rand) *rand.Rand {
+	return rand.New(&firstWord{u: u, r: r})
+}
+
+type firstWord struct {
+	u    uint64
+	used bool
+	r    *rand.Rand
+}
+
+func (f *firstWord) Uint64() uint64 {
+	if !f.used {
+		f.used = true
+		return f.u
+	}
+	return f.r.Uint64()
+}
+
+// TestExpNegBounds checks the math/big exponential: a bracket that holds
+// math.Exp's value (to its 1 ulp), narrows as asked, and nests across
+// precisions.
+func TestExpNegBounds(t *testing.T) {
+	for _, c := range []struct{ num, den int64 }{
+		{0, 1}, {1, 1 << 62}, {1, 3}, {1, 1}, {7, 2}, {1000, 7}, {600, 1}, {1 << 40, 1 << 20},
+	} {
+		num, den := big.NewInt(c.num), big.NewInt(c.den)
+		x := float64(c.num) / float64(c.den)
+		var prevLo, prevHi *big.Float
+		for _, prec := range []uint{64, 128, 512} {
+			lo, hi := expNegBounds(num, den, prec)
+			if lo.Cmp(hi) > 0 {
+				t.Fatalf("x = %g: lo > hi", x)
+			}
+			w := new(big.Float).Sub(hi, lo)
+			if lim := new(big.Float).SetMantExp(lo, -int(prec)+1); w.Cmp(lim) > 0 && lo.Sign() > 0 {
+				t.Errorf("x = %g, prec %d: width %.3g above 2^−prec relative", x, prec, w)
+			}
+			if prevLo != nil && (lo.Cmp(prevHi) > 0 || hi.Cmp(prevLo) < 0) {
+				t.Errorf("x = %g: brackets at two precisions do not overlap", x)
+			}
+			prevLo, prevHi = lo, hi
+			if x < 700 {
+				// x rounds to x̃ with a relative 2⁻⁵³, which moves e^{−x}
+				// by a relative x·2⁻⁵³; math.Exp adds 1 ulp.
+				f := math.Exp(-x)
+				tol := f*x*0x1p-52 + (math.Nextafter(f, 2) - f)
+				flo, _ := lo.Float64()
+				fhi, _ := hi.Float64()
+				if f < flo-tol || f > fhi+tol {
+					t.Errorf("x = %g: math.Exp %v outside [%v, %v] by more than %g", x, f, flo, fhi, tol)
+				}
+			}
+		}
+	}
+}
+
+// TestMathExpError checks the one property of math.Exp that below's
+// float64 bracket relies on, with 256 times the margin its proof needs:
+// on 20 000 points of [0, 700], exp(−x) is within 2 ulp of the exact value.
+func TestMathExpError(t *testing.T) {
+	r := rng.Seeded(11)
+	for range 20000 {
+		x := r.Float64() * 700
+		num, den := new(big.Int), big.NewInt(1<<52)
+		new(big.Float).SetMantExp(big.NewFloat(x), 52).Int(num) // x = num/2⁵² exactly
+		lo, hi := expNegBounds(num, den, 80)
+		f := math.Exp(-x)
+		flo, _ := lo.Float64()
+		fhi, _ := hi.Float64()
+		ulp := math.Nextafter(f, 2) - f
+		if f < flo-2*ulp || f > fhi+2*ulp {
+			t.Fatalf("math.Exp(−%v) = %v, exact in [%v, %v]: off by more than 2 ulp", x, f, flo, fhi)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/mechanism"
@@ -21,6 +22,9 @@ type Gaussian struct {
 	den   u128   // 2·S·t², the acceptance denominator
 	denB  *big.Int
 	sB    *big.Int
+
+	zigOnce sync.Once
+	zig     *zigTable // nil if the table could not be built
 }
 
 var _ Mechanism = (*Gaussian)(nil)
@@ -76,10 +80,24 @@ func (m *Gaussian) Sigma() float64 { return math.Sqrt(float64(m.s)) * m.gamma }
 // exp(−k²/(2S)).
 func (m *Gaussian) GridSigma2() uint64 { return m.s }
 
-// Int draws K with P(K = k) ∝ exp(−k²/(2S)), exactly: CKS Algorithm 3.
-// Y is discrete Laplace with scale t = ⌊√S⌋ + 1 and is accepted with
-// probability exp(−(|Y| − S/t)²/(2S)) = exp(−(|Y|·t − S)²/(2·S·t²)).
+// Int draws K with P(K = k) ∝ exp(−k²/(2S)), exactly, from a ziggurat on
+// the grid (see the package comment); the table is built on the first
+// call, in tens of milliseconds. Should it fail to build, Int falls back
+// to intRejection, exact too.
 func (m *Gaussian) Int(r *rand.Rand) int64 {
+	m.zigOnce.Do(func() {
+		m.zig, _ = newGaussianZig(m.s)
+	})
+	if m.zig != nil {
+		return m.zig.draw(r)
+	}
+	return m.intRejection(r)
+}
+
+// intRejection draws K with P(K = k) ∝ exp(−k²/(2S)), exactly: CKS
+// Algorithm 3. Y is discrete Laplace with scale t = ⌊√S⌋ + 1 and is accepted with
+// probability exp(−(|Y| − S/t)²/(2S)) = exp(−(|Y|·t − S)²/(2·S·t²)).
+func (m *Gaussian) intRejection(r *rand.Rand) int64 {
 	for {
 		y := laplaceInt(r, from64(m.t), 1)
 		a := abs64(y)

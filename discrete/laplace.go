@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"sync"
 
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/mechanism"
@@ -17,6 +18,9 @@ import (
 type Laplace struct {
 	gamma float64
 	t     uint64
+
+	zigOnce sync.Once
+	zig     *zigTable // nil if the table could not be built
 }
 
 var _ Mechanism = (*Laplace)(nil)
@@ -51,9 +55,19 @@ func (m *Laplace) Scale() float64 { return float64(m.t) * m.gamma }
 // GridScale returns t = Scale()/γ, the scale in grid units.
 func (m *Laplace) GridScale() uint64 { return m.t }
 
-// Int draws K with P(K = k) ∝ exp(−|k|/t), exactly (see the package
-// comment).
-func (m *Laplace) Int(r *rand.Rand) int64 { return laplaceInt(r, from64(m.t), 1) }
+// Int draws K with P(K = k) ∝ exp(−|k|/t), exactly, from a ziggurat on
+// the grid (see the package comment); the table is built on the first
+// call, in tens of milliseconds. Should it fail to build, Int falls back
+// to the rejection sampler of CKS Algorithm 2, exact too.
+func (m *Laplace) Int(r *rand.Rand) int64 {
+	m.zigOnce.Do(func() {
+		m.zig, _ = newLaplaceZig(m.t)
+	})
+	if m.zig != nil {
+		return m.zig.draw(r)
+	}
+	return laplaceInt(r, from64(m.t), 1)
+}
 
 // Sample returns one noise value γ·K. Add it only to values already on the
 // grid (AddTo and mechanism.AddNoise do the rounding).

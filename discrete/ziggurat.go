@@ -106,6 +106,30 @@ func newHuberZig(tau, a uint64) (*zigTable, error) {
 	return newZigTable(den, huberExpo(a), a, energy, inverse)
 }
 
+// newLaplaceZig returns the ziggurat table of P(y) ∝ exp(−y/t), y ≥ 0,
+// for 1 ≤ t < 2⁶²: e(y) = 2y over D = 2t, whose increments 2 are
+// 2·min(y, 1) for y ≥ 1.
+func newLaplaceZig(t uint64) (*zigTable, error) {
+	tf := float64(t)
+	den := new(big.Int).SetUint64(t)
+	den.Lsh(den, 1)
+	return newZigTable(den, func(y uint64) u128 { return from64(2 * y) }, 1,
+		func(y float64) float64 { return y / tf },
+		func(v float64) float64 { return v * tf })
+}
+
+// newGaussianZig returns the ziggurat table of P(y) ∝ exp(−y²/(2S)),
+// y ≥ 0, for 1 ≤ S < 2⁶²: e(y) = y² over D = 2S, whose increments 2y + 1
+// exceed 2y.
+func newGaussianZig(s uint64) (*zigTable, error) {
+	sf := float64(s)
+	den := new(big.Int).SetUint64(s)
+	den.Lsh(den, 1)
+	return newZigTable(den, func(y uint64) u128 { return mul64(y, y) }, maxInt,
+		func(y float64) float64 { return y * y / (2 * sf) },
+		func(v float64) float64 { return math.Sqrt(2 * sf * v) })
+}
+
 // newZigTable builds the table for F(y) = C·exp(−e(y)/den), C chosen
 // here. slopeMin is a lower bound of the increments e(y+1) − e(y) divided
 // by 2 for y beyond any strip: the increments must be at least

@@ -1,6 +1,7 @@
 package discrete
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -10,16 +11,35 @@ import (
 	"github.com/dpmc/dpmc/rng"
 )
 
-// zigCases are the (τ, a) of the table tests: the coarse grids of
-// TestHuberExactPMF, where the pmf is far from continuous, and production
-// grids (τ in [2⁴⁰, 2⁴¹]) at the extremes of α.
-var zigCases = []struct{ tau, a uint64 }{
-	{20, 1}, {4, 1}, {10, 5}, {4, 4}, {3, 12}, {1, 40}, {8, 320}, {1, 1},
-	{1 << 40, 1 << 32},     // α = MinHuberAlpha
-	{1 << 40, 1 << 40},     // α = 1
-	{3 << 39, 1<<41 + 7},   // α ≈ 1.33, τ not a power of two
-	{1 << 40, 40 << 40},    // α = 40
-	{1<<41 - 1, 1<<57 - 1}, // α = MaxHuberAlpha, the largest τ
+// zigCase is a table to test: Huber on the coarse grids of
+// TestHuberExactPMF, where the pmf is far from continuous, and on
+// production grids (τ in [2⁴⁰, 2⁴¹]) at the extremes of α; Laplace and
+// Gaussian likewise.
+type zigCase struct {
+	name  string
+	build func() (*zigTable, error)
+	slope uint64 // the slopeMin the table was built with
+}
+
+func zigCases() []zigCase {
+	var cs []zigCase
+	for _, c := range []struct{ tau, a uint64 }{
+		{20, 1}, {4, 1}, {10, 5}, {4, 4}, {3, 12}, {1, 40}, {8, 320}, {1, 1},
+		{1 << 40, 1 << 32},     // α = MinHuberAlpha
+		{1 << 40, 1 << 40},     // α = 1
+		{3 << 39, 1<<41 + 7},   // α ≈ 1.33, τ not a power of two
+		{1 << 40, 40 << 40},    // α = 40
+		{1<<41 - 1, 1<<57 - 1}, // α = MaxHuberAlpha, the largest τ
+	} {
+		cs = append(cs, zigCase{fmt.Sprintf("huber τ=%d a=%d", c.tau, c.a), func() (*zigTable, error) { return newHuberZig(c.tau, c.a) }, c.a})
+	}
+	for _, t := range []uint64{1, 3, 1 << 40, 1<<41 - 1} {
+		cs = append(cs, zigCase{fmt.Sprintf("laplace t=%d", t), func() (*zigTable, error) { return newLaplaceZig(t) }, 1})
+	}
+	for _, s := range []uint64{1, 2, 1000, 1 << 56, 1<<58 - 1} {
+		cs = append(cs, zigCase{fmt.Sprintf("gaussian S=%d", s), func() (*zigTable, error) { return newGaussianZig(s) }, maxInt})
+	}
+	return cs
 }
 
 // TestZigTable checks, in exact arithmetic, every property the
@@ -28,10 +48,10 @@ var zigCases = []struct{ tau, a uint64 }{
 // the tail envelope's block length, and an alias table that picks every
 // region with probability exactly proportional to its area.
 func TestZigTable(t *testing.T) {
-	for _, c := range zigCases {
-		z, err := newHuberZig(c.tau, c.a)
+	for _, c := range zigCases() {
+		z, err := c.build()
 		if err != nil {
-			t.Fatalf("τ = %d, a = %d: %v", c.tau, c.a, err)
+			t.Fatalf("%s: %v", c.name, err)
 		}
 		F := func(y uint64, h float64) int { // sign of F(y) − h
 			return cmpExp(z.cBig, z.e(y).big(), z.den, bigOfFloat(h), big1)
@@ -41,11 +61,11 @@ func TestZigTable(t *testing.T) {
 			it := z.items[k]
 			xk := it.width - 1
 			if it.hi != prevHi || it.lo > it.hi || it.lo < 1 || it.lo != math.Trunc(it.lo) {
-				t.Fatalf("τ = %d, a = %d: strip %d heights (%g, %g] after %g", c.tau, c.a, k+1, it.lo, it.hi, prevHi)
+				t.Fatalf("%s: strip %d heights (%g, %g] after %g", c.name, k+1, it.lo, it.hi, prevHi)
 			}
 			prevHi = it.lo
 			if F(xk, it.lo) < 0 || F(xk+1, it.lo) >= 0 {
-				t.Fatalf("τ = %d, a = %d: strip %d: x = %d is not max{y : F(y) ≥ %g}", c.tau, c.a, k+1, xk, it.lo)
+				t.Fatalf("%s: strip %d: x = %d is not max{y : F(y) ≥ %g}", c.name, k+1, xk, it.lo)
 			}
 			if k > 0 && it.sure != z.items[k-1].width {
 				t.Fatalf("strip %d: sure %d, want the previous strip's width %d", k+1, it.sure, z.items[k-1].width)
@@ -59,7 +79,7 @@ func TestZigTable(t *testing.T) {
 			t.Fatalf("base %+v inconsistent with x_N = %d, L = %d", base, z.xN, z.l)
 		}
 		// L·min(x_N, a) ≥ D makes the envelope dominate (package comment).
-		lm := new(big.Int).Mul(new(big.Int).SetUint64(z.l), new(big.Int).SetUint64(min(z.xN, c.a)))
+		lm := new(big.Int).Mul(new(big.Int).SetUint64(z.l), new(big.Int).SetUint64(min(z.xN, c.slope)))
 		if lm.Cmp(z.den) < 0 {
 			t.Errorf("L·min(x_N, a) = %v < D = %v", lm, z.den)
 		}
@@ -92,12 +112,12 @@ func TestZigTable(t *testing.T) {
 			l := new(big.Int).Mul(w[i], a0)
 			r := new(big.Int).Mul(w[0], area(i))
 			if l.Cmp(r) != 0 {
-				t.Fatalf("τ = %d, a = %d: region %d's weight %v is not proportional to its area %v", c.tau, c.a, i, w[i], area(i))
+				t.Fatalf("%s: region %d's weight %v is not proportional to its area %v", c.name, i, w[i], area(i))
 			}
 		}
 		// The padding region (always rejected) costs < 0.2 % of draws.
 		if pad := new(big.Int).Lsh(w[zigStrips+1], 9); pad.Cmp(new(big.Int).Lsh(big1, q+8)) >= 0 {
-			t.Errorf("τ = %d, a = %d: padding %v of 2^%d", c.tau, c.a, w[zigStrips+1], q+8)
+			t.Errorf("%s: padding %v of 2^%d", c.name, w[zigStrips+1], q+8)
 		}
 	}
 }
@@ -121,6 +141,39 @@ func TestZigExactPath(t *testing.T) {
 		chiSquare(t, "huber exact path", 100000, kmax,
 			func(k int64) float64 { return -huber.Loss(alpha, float64(k)/float64(c.tau)) },
 			func() int64 { return m.Int(r) })
+	}
+}
+
+// TestZigLaplaceGaussian checks the law of Laplace.Int and Gaussian.Int
+// at coarse grids, with the fast and with the math/big edge tests.
+func TestZigLaplaceGaussian(t *testing.T) {
+	for i, exact := range []bool{false, true} {
+		for j, tt := range []uint64{1, 3, 20} {
+			r := rng.Seeded(uint64(1000 + 10*i + j))
+			m := &Laplace{gamma: 1, t: tt}
+			z, err := newLaplaceZig(tt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			z.exactOnly = exact
+			m.zigOnce.Do(func() { m.zig = z })
+			chiSquare(t, fmt.Sprintf("laplace t=%d exact=%v", tt, exact), 100000, int64(40*tt)+2,
+				func(k int64) float64 { return -math.Abs(float64(k)) / float64(tt) },
+				func() int64 { return m.Int(r) })
+		}
+		for j, s := range []int64{1, 2, 50} {
+			r := rng.Seeded(uint64(1100 + 10*i + j))
+			m := newGaussianGrid(1, big.NewInt(s))
+			z, err := newGaussianZig(uint64(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			z.exactOnly = exact
+			m.zigOnce.Do(func() { m.zig = z })
+			chiSquare(t, fmt.Sprintf("gaussian S=%d exact=%v", s, exact), 100000, int64(9*math.Sqrt(float64(s)))+2,
+				func(k int64) float64 { return -float64(k*k) / (2 * float64(s)) },
+				func() int64 { return m.Int(r) })
+		}
 	}
 }
 
@@ -159,8 +212,8 @@ func TestZigTail(t *testing.T) {
 // within a few units of the 64-bit threshold, where a wrong error bound
 // would show: the fast path must either defer or decide as math/big does.
 func TestZigBelowAgrees(t *testing.T) {
-	for ci, c := range zigCases {
-		z, err := newHuberZig(c.tau, c.a)
+	for ci, c := range zigCases() {
+		z, err := c.build()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +247,7 @@ func TestZigBelowAgrees(t *testing.T) {
 				fast := z.below(constWord(u, rng.Seeded(seed)), y, it.lo, it.hi)
 				exact := z.belowExact(rng.Seeded(seed), z.e(y), u, it.lo, it.hi)
 				if fast != exact {
-					t.Fatalf("τ = %d, a = %d, strip %d, y = %d, u = %#x: fast %v, exact %v", c.tau, c.a, k+1, y, u, fast, exact)
+					t.Fatalf("%s, region %d, y = %d, u = %#x: fast %v, exact %v", c.name, k+1, y, u, fast, exact)
 				}
 			}
 		}

@@ -8,10 +8,66 @@
 // on math/rand/v2's ziggurat ExpFloat64 and NormFloat64, whose outputs lie
 // on a few lattices of spacing about 10⁻⁹ of the scale; x + noise then
 // reveals which lattice, and so x, almost surely (Mironov 2012). The
-// mechanisms here draw an integer K exactly from a distribution on ℤ using
-// only uniform random integers (r.Uint64N, r.Uint64) and return γ·K, and a
+// mechanisms here draw an integer K exactly from a distribution on ℤ,
+// from uniform random words (r.Uint64N, r.Uint64), and return γ·K, and a
 // release rounds the statistic to γℤ first: every output is exactly
 // γ·(round(x/γ) + K), a function of the integer round(x/γ) + K alone.
+// Floating point never makes K: it only answers, inside a proved error
+// bound, comparisons that exact arithmetic would answer the same way (see
+// "A ziggurat on the grid").
+//
+// # A ziggurat on the grid
+//
+// Int draws |K| = Y from P(Y = y) ∝ F(y) = C·exp(−e(y)/D) on y ≥ 0, with
+// e(y) an integer, convex and increasing (2y for Laplace, y² for the
+// Gaussian, the Huber numerator below) and D a positive integer, then a
+// fair sign, redrawing (−, 0) — so P(K = k) ∝ F(|k|). Y comes from a
+// ziggurat (Marsaglia & Tsang 2000) rebuilt so that every step is exact:
+//
+//   - Regions. 254 horizontal strips with integer heights C = h_0 > h_1 ≥
+//     … ≥ h_254 ≥ 1; strip k spans y ∈ [0, x_k] and heights (h_k, h_{k−1}],
+//     where x_k = max{y : F(y) ≥ h_k} is decided in exact arithmetic
+//     (TestZigTable checks it). A base: the rectangle [0, x_N] × (0, h_N]
+//     (N = 254) and a tail envelope beyond x_N made of blocks b = 0, 1, …
+//     of 2^b·L integers starting at x_N + 1 + (2^b − 1)·L, of height
+//     h_N·4^{−b}; its area is Σ_b 2^b·L·h_N·4^{−b} = 2L·h_N. The strips
+//     and base cover the region under F: a column y ∈ (x_{k−1}, x_k] is
+//     covered up to h_{k−1} > F(x_{k−1} + 1) ≥ F(y). The envelope covers
+//     the tail because e's increments beyond x_N are at least 2m with
+//     m = min(x_N, slope), slope = a for Huber, 1 for Laplace, ∞ for the
+//     Gaussian; with L = ⌈D/m⌉, block b starts where F is below
+//     F(x_N + 1)·e^{−2(2^b − 1)} ≤ h_N·4^{−b}.
+//   - Choosing a region. The areas are integers; a padding region (always
+//     rejected; C is chosen to keep it below 0.1 % of the total) makes
+//     their sum a power of two, 2^(q+8), and an alias table (Walker 1977;
+//     Vose 1991) built in exact integer arithmetic picks region i with
+//     probability area_i/2^(q+8) exactly: 8 bits pick a column, and q
+//     more, compared with the column's integer threshold, pick its item or
+//     its alias (55 of them come with the first word; the rest only on a
+//     tie).
+//   - A point in the region: y uniform in its columns (r.Uint64N), and a
+//     height t uniform in its range, accepted if t < F(y). When y ≤
+//     x_{k−1}, F(y) ≥ h_{k−1} ≥ t, so the point is accepted without
+//     drawing t — about 98 % of draws end there, after two words. At a
+//     strip's edge, or in the tail, t < F(y) is the event U < p =
+//     (F(y) − lo)/(hi − lo) for U uniform on [0, 1): p is bracketed in
+//     float64 with an error bound proved in the comment of below (a
+//     relative (x + 1)·2⁻⁴⁴ on F(y) for x = e(y)/D, 32 times the bound
+//     that math.Exp's documented 1-ulp error and the roundings give, which
+//     TestMathExpError checks) and U's first 53 bits decide unless they
+//     fall inside the bracket, with probability below 2⁻³⁰; then math/big
+//     decides, with every rounding directed outwards: e^{−x} is bracketed
+//     by partial sums of its series at x/2^s < 1 and s squarings, and U's
+//     bits and the bracket's precision grow until they separate
+//     (expNegBounds, belowExact; TestZigBelowAgrees places U within a few
+//     units of 2⁻⁶⁴ of p, TestZigExactPath runs the law tests through this
+//     path alone).
+//
+// An accepted point is uniform under F, so Y has the law F. The table is
+// built on a mechanism's first draw, in 20–50 ms, and is immutable; should
+// it fail to build (no parameters of the constructors do, TestZigTable),
+// Int uses the rejection samplers below, which are exact too and remain
+// as references.
 //
 // # Exact Bernoulli(exp(−x))
 //
@@ -26,7 +82,7 @@
 // trials stop at the first failure, so a large x costs ≈ 1.6 trials. No
 // floating-point operation is involved. BernoulliExp exposes it.
 //
-// # Samplers
+// # Rejection samplers
 //
 // Discrete Laplace, P(K = k) ∝ exp(−|k|·d/n) (CKS Algorithm 2): U uniform
 // on [0, n), accepted with probability exp(−U/n), plus n·V with V counting
@@ -64,12 +120,14 @@
 // from 0.887 to √(2π)/(2√e) = √(π/(2e)) ≈ 0.760 as α → ∞. So at least 76 %
 // of proposals are accepted at every α (TestHuberAcceptance measures it).
 //
-// Draws with |K| ≥ 2⁶² are redrawn (int64 holds the result). The noise
-// scales in grid units are at most 2⁴¹ (Laplace; Huber at α ≥ 1), 2²⁹
-// (Gaussian) and τ/α ≤ 2⁴⁹ (Huber at α < 1, α ≥ MinHuberAlpha = 2⁻⁸), so
-// this truncation has probability below 2·exp(−2¹³) ≈ 10⁻³⁵⁵⁷; it is the
-// only departure from the exact distribution and, as a δ, it is below the
-// smallest positive float64 (δ reported as 0).
+// Draws with |K| ≥ 2⁶² are redrawn (int64 holds the result), and the
+// ziggurat also redraws tail points whose exponent e(y)/D is 2²⁰ or more
+// (which keeps math/big's exponents in range). The noise scales in grid
+// units are at most 2⁴¹ (Laplace; Huber at α ≥ 1), 2²⁹ (Gaussian) and
+// τ/α ≤ 2⁴⁹ (Huber at α < 1, α ≥ MinHuberAlpha = 2⁻⁸), so this truncation
+// has probability below 2·exp(−2¹³) ≈ 10⁻³⁵⁵⁷ (the second part below
+// exp(−2²⁰)); it is the only departure from the exact distribution and,
+// as a δ, it is below the smallest positive float64 (δ reported as 0).
 //
 // # The grid
 //
@@ -107,13 +165,15 @@
 //
 // # Speed
 //
-// Median ns per sample (BenchmarkSample, 6 runs of 10⁵ draws on a shared
-// 2.8 GHz Xeon, so ±10–20 %), with a seeded ChaCha8 source / rng.Crypto():
-// discrete Laplace 140–155 / 270 at b = 1, 3.7, 100; discrete Gaussian
-// 240–330 / 500–525 at σ = 1, 49, 1000; discrete Huber 220–315 / 355–570
-// at s = 25.3 and α = 0.05, 1, 3, 40. The floating-point samplers are about
-// ten times faster (BenchmarkAddNoise32: 32 Huber draws in 1.0 µs float,
-// 10.5 µs discrete with rounding).
+// Median ns per sample (BenchmarkSample, 6 alternated runs of 2·10⁵
+// draws against the rejection samplers, on a shared 2.8 GHz Xeon under
+// load, so ±30 % or worse), with a seeded ChaCha8 source / rng.Crypto():
+// discrete Laplace 40–44 / 59–81 (rejection sampler 181–202 / 278–310) at
+// b = 1, 3.7, 100; discrete Gaussian 40–45 / 60–63 (336–342 / 489–633)
+// at σ = 1, 49, 1000; discrete Huber 37–45 / 63–70 (276–370 / 417–518) at
+// s = 25.3 and α = 0.05, 1, 3, 40. BenchmarkAddNoise32, 32 Huber draws
+// with rounding: 1.75 µs discrete (11.7 µs by rejection), 0.52 µs float.
+// Most of a private draw's cost is its two crypto/rand words.
 //
 // # What remains
 //

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/procstat"
 	"github.com/dpmc/dpmc/mechanism"
@@ -136,18 +137,31 @@ func BenchmarkSweepML100k(b *testing.B) {
 // 100k u1.base, on one worker: rank 32, λ = 0.5, T = 50 sweeps, Huber
 // noise of variance 1; ALS, and IRLS with K = 20 inner iterations,
 // threshold 3 and a warm start. The ratio of the two is the cost of IRLS.
-func BenchmarkPaperML100k(b *testing.B) { benchPaper(b, true) }
+func BenchmarkPaperML100k(b *testing.B) { benchPaper(b, true, false) }
 
 // BenchmarkPaperML100kCrypto is BenchmarkPaperML100k unseeded: the noise
 // of a private run, every bit from crypto/rand (rng.Crypto), whose cost
 // per value is not that of the seeded ChaCha8 streams.
-func BenchmarkPaperML100kCrypto(b *testing.B) { benchPaper(b, false) }
+func BenchmarkPaperML100kCrypto(b *testing.B) { benchPaper(b, false, false) }
+
+// BenchmarkPaperML100kDiscrete is BenchmarkPaperML100kCrypto with the
+// noise an unseeded `dpmc train` draws by default: exact discrete Huber
+// noise on the grid γ = 2⁻⁴⁰ (package discrete), rounding included.
+func BenchmarkPaperML100kDiscrete(b *testing.B) { benchPaper(b, false, true) }
 
 // benchPaper runs the paper's ALS and R-IRLS on MovieLens 100k, with
-// seeded or private noise, and reports the CPU time.
-func benchPaper(b *testing.B, seeded bool) {
+// seeded or private noise, floating-point or exact discrete, and reports
+// the CPU time.
+func benchPaper(b *testing.B, seeded, exact bool) {
 	x, _ := loadML100k(b)
-	noise, _ := huber.New(3, 1)
+	var noise mechanism.Mechanism
+	noise, _ = huber.New(3, 1)
+	if exact {
+		var err error
+		if noise, err = discrete.For(noise); err != nil {
+			b.Fatal(err)
+		}
+	}
 	for _, algo := range []Algorithm{ALS, IRLS} {
 		b.Run(fmt.Sprintf("algo=%v", algo), func(b *testing.B) {
 			o := Options{Algorithm: algo, Rank: 32, Lambda: 0.5, Iters: 50, Noise: noise, Seeded: seeded, Seed: 1, Workers: 1}

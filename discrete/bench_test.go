@@ -66,3 +66,25 @@ func BenchmarkAddNoise32(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkZigTable builds the ziggurat tables of production grids: the
+// cost a mechanism pays on its first draw.
+func BenchmarkZigTable(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		build func() (*zigTable, error)
+	}{
+		{"huber/alpha=1", func() (*zigTable, error) { return newHuberZig(1<<40, 1<<40) }},
+		{"huber/alpha=1_256", func() (*zigTable, error) { return newHuberZig(1<<40, 1<<32) }},
+		{"laplace", func() (*zigTable, error) { return newLaplaceZig(1 << 40) }},
+		{"gaussian", func() (*zigTable, error) { return newGaussianZig(1 << 56) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := c.build(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -123,28 +123,3 @@ func (v *ival) sub(a, b *ival) {
 	v.lo.Set(&lo)
 	v.hi.Set(&hi)
 }
-
-// cmpExp compares c·exp(−num/den) with the rational p/q (c, q > 0, p ≥ 0)
-// exactly: it returns +1 if c·exp(−num/den) > p/q and −1 if it is smaller.
-// For num > 0 the two are never equal (e^x is irrational for rational
-// x ≠ 0, Lindemann); for num = 0 it returns 0 on equality. It refines the
-// bracket of expNegBounds until it decides, so it always terminates.
-func cmpExp(c *big.Int, num, den *big.Int, p, q *big.Int) int {
-	// Compare c·q·e^{−x} with p.
-	cq := new(big.Float).SetInt(new(big.Int).Mul(c, q))
-	fp := new(big.Float).SetInt(p)
-	if num.Sign() == 0 {
-		return cq.Cmp(fp)
-	}
-	for prec := uint(64); ; prec *= 2 {
-		lo, hi := expNegBounds(num, den, prec)
-		lo.Mul(lo, cq) // rounds down
-		hi.Mul(hi, cq) // rounds up
-		if lo.Cmp(fp) > 0 {
-			return 1
-		}
-		if hi.Cmp(fp) < 0 {
-			return -1
-		}
-	}
-}

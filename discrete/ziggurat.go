@@ -15,15 +15,15 @@ import (
 // the grid") gives the construction and why it is exact; in short:
 //
 //   - the region under F is covered by zigStrips horizontal strips, strip k
-//     spanning y ∈ [0, x_k] and heights (h_k, h_{k−1}] with integer heights
-//     h_0 = C > h_1 ≥ … ≥ h_N and x_k = max{y : F(y) ≥ h_k} decided in
-//     exact arithmetic, plus a base: the rectangle [0, x_N] × (0, h_N] and
-//     a tail envelope beyond x_N of area 2L·h_N;
+//     spanning y ∈ [0, c_k] and heights (h_k, h_{k−1}] with integer heights
+//     h_0 = C > h_1 ≥ … ≥ h_N and F(c_k + 1) < h_k, plus a base: the
+//     rectangle [0, c_N] × (0, h_N] and a tail envelope beyond c_N of area
+//     2L·h_N;
 //   - a region is chosen with probability exactly proportional to its
 //     integer area, by an alias table whose 256 columns each hold 2^q of
 //     weight (a padding region, always rejected, makes the total 2^(q+8));
 //   - a point is drawn uniformly in the region and accepted if it lies
-//     under F: for y ≤ x_{k−1} it does (F(y) ≥ F(x_{k−1}) ≥ h_{k−1}); at a
+//     under F: for y ≤ s_{k−1}, where F(s_{k−1}) ≥ h_{k−1}, it does; at a
 //     strip's edge the height is compared with F(y) by a float64 bracket
 //     whose error bound is proved below, and in the rare ambiguous case by
 //     math/big with every rounding directed outwards (expNegBounds).
@@ -60,7 +60,7 @@ type zigTable struct {
 	dMax u128     // D·2²⁰: tail points with e(y) ≥ dMax are rejected
 	e    func(y uint64) u128
 
-	xN uint64  // last strip's x
+	cN uint64  // the last strip's cover bound c_N; the tail starts beyond
 	l  uint64  // tail block length L
 	hN float64 // h_N
 
@@ -142,83 +142,44 @@ func newZigTable(den *big.Int, e func(uint64) u128, slopeMin uint64, energy, inv
 	if !ok {
 		return nil, errZigTable
 	}
-	// C makes the total area just below a power of two, 2^p, so that the
-	// padding region is small: S ≈ C·sf by the float design.
+	// C makes the total area S just below a power of two, 2^p, so that
+	// the padding region is small. S is about C·sf; sf comes from the
+	// float design first, then from the exact areas of the previous try.
 	sf := 0.0
 	for k := 1; k <= zigStrips; k++ {
 		sf += (gx[k] + 1) * (g[k-1] - g[k])
 	}
 	sf += (gx[zigStrips] + 1 + 2*l) * g[zigStrips]
-	// C·sf = 2^p·(1 − 2⁻¹⁰) with C in [2⁶¹, 2⁶²).
-	p := int(math.Ceil(math.Log2(sf))) + 62
-	cf := math.Floor(math.Ldexp(1-1.0/1024, p) / sf)
-	for cf >= 1<<62 {
-		p--
-		cf = math.Floor(math.Ldexp(1-1.0/1024, p) / sf)
-	}
-	for cf < 1<<61 {
-		p++
-		cf = math.Floor(math.Ldexp(1-1.0/1024, p) / sf)
-	}
-	z := &zigTable{c: cf, den: den, e: e}
-	z.cBig, _ = big.NewFloat(cf).Int(nil)
+	z := &zigTable{den: den, e: e}
 	z.dF, _ = new(big.Float).SetInt(den).Float64()
 	dm := new(big.Int).Lsh(den, 20)
 	if dm.BitLen() > 127 {
 		return nil, fmt.Errorf("%w: D = %v", errZigTable, den)
 	}
 	z.dMax = u128{new(big.Int).Rsh(dm, 64).Uint64(), new(big.Int).And(dm, new(big.Int).SetUint64(math.MaxUint64)).Uint64()}
-
-	// Heights: h_0 = C, h_k = round(C·g_k); x_k = max{y : F(y) ≥ h_k}.
-	h := make([]float64, zigStrips+1)
-	x := make([]uint64, zigStrips+1)
-	h[0] = cf
-	for k := 1; k <= zigStrips; k++ {
-		h[k] = math.Round(cf * g[k])
-		if h[k] < 1 || h[k] > h[k-1] {
-			return nil, fmt.Errorf("%w: height %d = %g", errZigTable, k, h[k])
-		}
-		xk, err := z.lastAtLeast(h[k], gx[k])
-		if err != nil {
+	var w []*big.Int
+	var p int
+	for try := 0; ; try++ {
+		var cf float64
+		cf, p = scaleFor(sf)
+		z.c = cf
+		z.cBig, _ = big.NewFloat(cf).Int(nil)
+		var total *big.Int
+		var err error
+		if w, total, err = z.fill(g, gx, slopeMin); err != nil {
 			return nil, err
 		}
-		x[k] = xk
-	}
-	xN := x[zigStrips]
-	if xN == 0 || xN >= maxInt {
-		return nil, fmt.Errorf("%w: x_N = %d", errZigTable, xN)
-	}
-	// L = ⌈2D/(2·min(x_N, slopeMin))⌉·… see the tail: L·min(x_N, a)·2 ≥ 2D.
-	m := min(xN, slopeMin)
-	lb := new(big.Int).Add(den, new(big.Int).SetUint64(m-1))
-	lb.Quo(lb, new(big.Int).SetUint64(m)) // ⌈D/m⌉
-	if !lb.IsUint64() || lb.Uint64() >= maxInt || xN+1+2*lb.Uint64() >= 1<<63 {
-		return nil, fmt.Errorf("%w: tail block length %v", errZigTable, lb)
-	}
-	z.xN, z.l, z.hN = xN, lb.Uint64(), h[zigStrips]
-
-	// Areas, exactly.
-	w := make([]*big.Int, 256)
-	total := new(big.Int)
-	for k := 1; k <= zigStrips; k++ {
-		dh := new(big.Int).Sub(bigOfFloat(h[k-1]), bigOfFloat(h[k]))
-		w[k-1] = dh.Mul(dh, new(big.Int).SetUint64(x[k]+1))
-		total.Add(total, w[k-1])
-		sure := uint64(0)
-		if k > 1 {
-			sure = x[k-1] + 1
+		// Done when 2^p·(1 − 2⁻⁹) < S ≤ 2^p: the padding is below 0.2 %.
+		lim := new(big.Int).Lsh(big1, uint(p))
+		lim.Sub(lim, new(big.Int).Lsh(big1, uint(p-9)))
+		if total.BitLen() <= p && total.Cmp(lim) > 0 || try == 3 {
+			p = max(p, total.BitLen()) // exact in any case
+			w[zigStrips+1] = new(big.Int).Sub(new(big.Int).Lsh(big1, uint(p)), total)
+			break
 		}
-		z.items[k-1] = zigItem{width: x[k] + 1, sure: sure, lo: h[k], hi: h[k-1]}
+		tf, _ := new(big.Float).SetInt(total).Float64()
+		sf = tf / cf
 	}
-	baseW := xN + 1 + 2*z.l
-	w[zigStrips] = new(big.Int).Mul(bigOfFloat(h[zigStrips]), new(big.Int).SetUint64(baseW))
-	total.Add(total, w[zigStrips])
-	z.items[zigStrips] = zigItem{width: baseW, sure: xN + 1, tail: true}
-	for total.BitLen() > p {
-		p++ // not reached by the float design's margin, but exact anyway
-	}
-	pad := new(big.Int).Lsh(big1, uint(p))
-	w[zigStrips+1] = pad.Sub(pad, total)
 	z.items[zigStrips+1] = zigItem{} // padding: always rejected
 	q := p - 8
 	if q < zigKeep {
@@ -233,6 +194,82 @@ func newZigTable(den *big.Int, e func(uint64) u128, slopeMin uint64, energy, inv
 	z.loBits = uint(q - zigKeep)
 	z.buildAlias(w, uint(q))
 	return z, nil
+}
+
+// fill places the strips for the current C (z.c): heights, sure and
+// cover bounds, the tail's block length, and the items. It returns the
+// regions' integer areas (the padding's left nil) and their total.
+func (z *zigTable) fill(g, gx []float64, slopeMin uint64) ([]*big.Int, *big.Int, error) {
+	// Heights h_0 = C, h_k = round(C·g_k), and for each a sure bound s_k
+	// with F(s_k) ≥ h_k and a cover bound c_k with F(c_k + 1) < h_k, both
+	// certified by the rigorous float64 bounds of fBounds (a few units
+	// either side of the float64 guess; TestZigTable re-checks them in
+	// exact arithmetic). c is made non-decreasing, which only lowers
+	// F(c_k + 1).
+	h := make([]float64, zigStrips+1)
+	sb := make([]uint64, zigStrips+1)
+	cb := make([]uint64, zigStrips+1)
+	h[0] = z.c
+	for k := 1; k <= zigStrips; k++ {
+		h[k] = math.Round(z.c * g[k])
+		if h[k] < 1 || h[k] > h[k-1] {
+			return nil, nil, fmt.Errorf("%w: height %d = %g", errZigTable, k, h[k])
+		}
+		s, c, err := z.bounds(h[k], gx[k])
+		if err != nil {
+			return nil, nil, err
+		}
+		sb[k], cb[k] = s, max(c, cb[k-1])
+	}
+	cN := cb[zigStrips]
+	if cN == 0 || cN >= maxInt {
+		return nil, nil, fmt.Errorf("%w: c_N = %d", errZigTable, cN)
+	}
+	// L = ⌈D/m⌉, m = min(c_N, slopeMin): beyond c_N the increments of e
+	// are at least 2m, so block b of the tail envelope starts where
+	// F ≤ F(c_N + 1)·e^{−2m(2^b − 1)L/D} ≤ h_N·e^{−2(2^b − 1)} ≤ h_N·4^{−b}.
+	m := min(cN, slopeMin)
+	lb := new(big.Int).Add(z.den, new(big.Int).SetUint64(m-1))
+	lb.Quo(lb, new(big.Int).SetUint64(m))
+	if !lb.IsUint64() || lb.Uint64() >= maxInt || cN+1+2*lb.Uint64() >= 1<<63 {
+		return nil, nil, fmt.Errorf("%w: tail block length %v", errZigTable, lb)
+	}
+	z.cN, z.l, z.hN = cN, lb.Uint64(), h[zigStrips]
+
+	// Areas, exactly.
+	w := make([]*big.Int, 256)
+	total := new(big.Int)
+	for k := 1; k <= zigStrips; k++ {
+		dh := new(big.Int).Sub(bigOfFloat(h[k-1]), bigOfFloat(h[k]))
+		w[k-1] = dh.Mul(dh, new(big.Int).SetUint64(cb[k]+1))
+		total.Add(total, w[k-1])
+		sure := uint64(0)
+		if k > 1 {
+			sure = sb[k-1] + 1
+		}
+		z.items[k-1] = zigItem{width: cb[k] + 1, sure: sure, lo: h[k], hi: h[k-1]}
+	}
+	baseW := cN + 1 + 2*z.l
+	w[zigStrips] = new(big.Int).Mul(bigOfFloat(h[zigStrips]), new(big.Int).SetUint64(baseW))
+	total.Add(total, w[zigStrips])
+	z.items[zigStrips] = zigItem{width: baseW, sure: sb[zigStrips] + 1, lo: 0, hi: h[zigStrips], tail: true}
+	return w, total, nil
+}
+
+// scaleFor returns C in [2⁶¹, 2⁶²), an integer, and p with
+// C·sf ≈ 2^p·(1 − 2⁻¹⁰).
+func scaleFor(sf float64) (float64, int) {
+	p := int(math.Ceil(math.Log2(sf))) + 62
+	cf := math.Floor(math.Ldexp(1-1.0/1024, p) / sf)
+	for cf >= 1<<62 {
+		p--
+		cf = math.Floor(math.Ldexp(1-1.0/1024, p) / sf)
+	}
+	for cf < 1<<61 {
+		p++
+		cf = math.Floor(math.Ldexp(1-1.0/1024, p) / sf)
+	}
+	return cf, p
 }
 
 // bigOfFloat returns the integer-valued float64 v as a big.Int.
@@ -281,64 +318,53 @@ func (z *zigTable) buildAlias(w []*big.Int, q uint) {
 	}
 }
 
-// lastAtLeast returns max{y : F(y) ≥ h}, for 1 ≤ h < C·… (F(0) = C ≥ h),
-// starting the search at the float guess.
-func (z *zigTable) lastAtLeast(h, guess float64) (uint64, error) {
-	hb := bigOfFloat(h)
-	atLeast := func(y uint64) bool {
-		return cmpExp(z.cBig, z.e(y).big(), z.den, hb, big1) >= 0
-	}
+// bounds returns s ≤ c with F(s) ≥ h and F(c + 1) < h, certified by
+// fBounds, searching outwards from the float64 guess of max{y : F(y) ≥ h}
+// (F(0) = C ≥ h holds exactly).
+func (z *zigTable) bounds(h, guess float64) (s, c uint64, err error) {
 	if !(guess >= 0) || guess >= maxInt {
-		return 0, fmt.Errorf("%w: strip edge %g", errZigTable, guess)
+		return 0, 0, fmt.Errorf("%w: strip edge %g", errZigTable, guess)
 	}
-	y := uint64(guess)
-	if atLeast(y) {
-		// Gallop up to a y with F(y) < h, then bisect.
-		step := uint64(1)
-		for atLeast(y + step) {
-			y += step
-			step *= 2
-			if y+step >= maxInt {
-				return 0, fmt.Errorf("%w: strip edge beyond 2^62", errZigTable)
-			}
-		}
-		lo, hi := y, y+step // F(lo) ≥ h > F(hi)
-		for hi-lo > 1 {
-			mid := lo + (hi-lo)/2
-			if atLeast(mid) {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		return lo, nil
-	}
-	step := uint64(1)
-	for {
-		if y < step {
-			y = 0
+	g := uint64(guess)
+	// s: g, g − 1, g − 2, g − 4, …, down to 0.
+	for d := uint64(0); ; d = max(2*d, 1) {
+		if d >= g {
+			s = 0
 			break
 		}
-		if atLeast(y - step) {
-			y -= step
+		if lo, _ := z.fBounds(g - d); lo >= h {
+			s = g - d
 			break
 		}
-		y -= step
-		step *= 2
 	}
-	lo, hi := y, y+step // F(lo) ≥ h > F(hi), or lo = 0
-	if !atLeast(lo) {
-		return 0, fmt.Errorf("%w: F(0) < h", errZigTable)
-	}
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if atLeast(mid) {
-			lo = mid
-		} else {
-			hi = mid
+	// c: g, g + 1, g + 2, g + 4, …
+	for d := uint64(0); ; d = max(2*d, 1) {
+		if g+d >= maxInt {
+			return 0, 0, fmt.Errorf("%w: strip edge beyond 2^62", errZigTable)
+		}
+		if _, hi := z.fBounds(g + d + 1); hi < h {
+			c = g + d
+			break
 		}
 	}
-	return lo, nil
+	return s, c, nil
+}
+
+// fBounds returns lo ≤ F(y) ≤ hi, rigorously.
+//
+// x = e(y)/D is computed with relative error below 2⁻⁵⁰: each 128-bit
+// conversion rounds twice (2·2⁻⁵³ with the sum) and the division once,
+// 5·2⁻⁵³ in all. For x̃ < 700, exp(−x̃) is then within a relative
+// (x + 1)·2⁻⁴⁹ of e^{−x}, math.Exp's 1-ulp error and the product with C
+// included (TestMathExpError checks math.Exp to 2 ulp); the bound used,
+// F̃·(x̃ + 1)·2⁻⁴⁴, is 32 times that, which also absorbs the rounding of
+// F̃ ± err, and its absolute term C·2⁻¹⁰⁰⁰ covers x ≥ 700, where
+// e^{−x} < 2⁻¹⁰⁰⁰ (the conversion error moves x by a relative 2⁻⁵⁰ only).
+func (z *zigTable) fBounds(y uint64) (lo, hi float64) {
+	x := z.e(y).float() / z.dF
+	f := z.c * math.Exp(-x)
+	err := f*((x+1)*0x1p-44) + z.c*0x1p-1000
+	return f - err, f + err
 }
 
 // zigDesign places the strips in float64: heights g_0 = 1 > g_1 > … >
@@ -348,45 +374,44 @@ func (z *zigTable) lastAtLeast(h, guess float64) (uint64, error) {
 func zigDesign(slopeMin uint64, energy, inverse func(float64) float64, den *big.Float) (g, gx []float64, l float64, ok bool) {
 	d, _ := den.Float64()
 	sm := float64(slopeMin)
-	run := func(r float64) (float64, []float64, []float64, float64) {
+	g = make([]float64, zigStrips+1)
+	gx = make([]float64, zigStrips+1)
+	// run fills g and gx for the base edge r (in grid units) and returns
+	// h_0 (+Inf if the strips reach F(0) too early) and L.
+	run := func(r float64) (float64, float64) {
 		hN := math.Exp(-energy(r))
 		ll := math.Ceil(d / math.Min(math.Floor(r), sm))
 		v := (math.Floor(r) + 1 + 2*ll) * hN
-		g := make([]float64, zigStrips+1)
-		gx := make([]float64, zigStrips+1)
 		g[zigStrips], gx[zigStrips] = hN, math.Floor(r)
 		for k := zigStrips; k >= 1; k-- {
 			hk := g[k] + v/(gx[k]+1)
 			if k > 1 {
 				if hk >= 1 {
-					return math.Inf(1), nil, nil, 0
+					return math.Inf(1), 0
 				}
 				gx[k-1] = math.Floor(inverse(-math.Log(hk)))
 			}
 			g[k-1] = hk
 		}
-		return g[0], g, gx, ll
+		return g[0], ll
 	}
 	lo, hi := 1.0, inverse(60)
-	if h0, _, _, _ := run(hi); h0 >= 1 {
+	if h0, _ := run(hi); h0 >= 1 {
 		return nil, nil, 0, false
 	}
-	if h0, _, _, _ := run(lo); h0 < 1 {
+	if h0, _ := run(lo); h0 < 1 {
 		hi = lo
 	}
-	for range 200 {
+	// Bisect to a relative 2⁻²⁴: placing r more finely gains nothing.
+	for hi-lo > hi*0x1p-24 {
 		mid := lo + (hi-lo)/2
-		if mid == lo || mid == hi {
-			break
-		}
-		if h0, _, _, _ := run(mid); h0 >= 1 {
+		if h0, _ := run(mid); h0 >= 1 {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	_, g, gx, l = run(hi)
-	if g == nil {
+	if _, l = run(hi); l == 0 {
 		return nil, nil, 0, false
 	}
 	g[0] = 1
@@ -412,7 +437,7 @@ func (z *zigTable) draw(r *rand.Rand) int64 {
 		y := r.Uint64N(it.width)
 		if y >= it.sure {
 			ok := false
-			if it.tail {
+			if it.tail && y > z.cN {
 				y, ok = z.tail(r)
 			} else {
 				ok = z.below(r, y, it.lo, it.hi)
@@ -433,7 +458,7 @@ func (z *zigTable) draw(r *rand.Rand) int64 {
 
 // tail draws a point of the tail envelope: block b ≥ 0 with probability
 // 2^−(b+1), y uniform on its 2^b·L integers starting at
-// x_N + 1 + (2^b − 1)·L, and a height uniform below G_b = h_N·4^−b;
+// c_N + 1 + (2^b − 1)·L, and a height uniform below G_b = h_N·4^−b;
 // it reports whether the point lies under F. Points with y ≥ 2⁶² or
 // e(y)/D ≥ 2²⁰ are rejected (the truncation of the package comment; the
 // second keeps F(y) within math/big's exponent range for belowExact).
@@ -451,7 +476,7 @@ func (z *zigTable) tail(r *rand.Rand) (uint64, bool) {
 		return 0, false
 	}
 	start, o1 := from64(z.l).mulSmall(1<<b - 1)
-	start, o2 := start.add(from64(z.xN + 1))
+	start, o2 := start.add(from64(z.cN + 1))
 	if o1 || o2 || start.hi != 0 || start.lo >= maxInt {
 		return 0, false
 	}
@@ -466,26 +491,17 @@ func (z *zigTable) tail(r *rand.Rand) (uint64, bool) {
 
 // below reports whether a height t uniform on (lo, hi) lies below F(y),
 // that is whether U < p = (F(y) − lo)/(hi − lo) for U uniform on [0, 1).
-//
-// The float64 bracket: x = e(y)/D is computed with relative error below
-// 2⁻⁵⁰ (each of the two 128-bit conversions and the division rounds once
-// or twice, 5·2⁻⁵³ in all), so for x < 700 exp(−x̃) is within a relative
-// (x + 1)·2⁻⁴⁹ of e^{−x} with math.Exp's 1-ulp error included; the bound
-// used, errF = F̃·(x̃ + 1)·2⁻⁴⁴ + C·2⁻¹⁰⁰⁰, is 32 times that, and its
-// absolute term covers x ≥ 700, where e^{−x} < 2⁻¹⁰⁰⁰. The subtraction and
-// division that form p add at most (F̃ + errF + lo)/(hi − lo)·2⁻⁵⁰
-// (four roundings), and the slack is twice that. U's first 53 bits decide
-// unless they fall within the bracket, which happens with probability
-// about its width, below 2⁻³⁰; then belowExact decides in math/big.
+// p is bracketed from fBounds; the subtraction and division that form it
+// add at most (F + lo)/(hi − lo)·2⁻⁵⁰ (four roundings), and the slack is
+// twice that. U's first 53 bits decide unless they fall within the
+// bracket, which happens with probability about its width, below 2⁻³⁰;
+// then belowExact decides in math/big.
 func (z *zigTable) below(r *rand.Rand, y uint64, lo, hi float64) bool {
-	e := z.e(y)
-	x := e.float() / z.dF
-	f := z.c * math.Exp(-x)
-	errF := f*((x+1)*0x1p-44) + z.c*0x1p-1000
+	fLo, fHi := z.fBounds(y)
 	d := hi - lo
-	slack := (f+errF+lo)/d*0x1p-49 + 0x1p-60
-	pLo := (f-errF-lo)/d - slack
-	pHi := (f+errF-lo)/d + slack
+	slack := (fHi+lo)/d*0x1p-49 + 0x1p-60
+	pLo := (fLo-lo)/d - slack
+	pHi := (fHi-lo)/d + slack
 	u := r.Uint64()
 	if !z.exactOnly {
 		uf := float64(u>>11) * 0x1p-53
@@ -496,7 +512,7 @@ func (z *zigTable) below(r *rand.Rand, y uint64, lo, hi float64) bool {
 			return false
 		}
 	}
-	return z.belowExact(r, e, u, lo, hi)
+	return z.belowExact(r, z.e(y), u, lo, hi)
 }
 
 // belowExact decides U < (F(y) − lo)/(hi − lo) exactly, e = e(y), given

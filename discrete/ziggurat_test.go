@@ -56,32 +56,43 @@ func TestZigTable(t *testing.T) {
 		F := func(y uint64, h float64) int { // sign of F(y) − h
 			return cmpExp(z.cBig, z.e(y).big(), z.den, bigOfFloat(h), big1)
 		}
-		prevHi := z.c
+		// Strip k (items[k−1]) spans [0, c_k] and (h_k, h_{k−1}]; its
+		// sure bound is s_{k−1} + 1. The base's is s_N + 1, its rectangle
+		// spans [0, c_N] and (0, h_N].
+		base := z.items[zigStrips]
+		if z.items[0].sure != 0 {
+			t.Errorf("%s: top strip: sure = %d, want 0", c.name, z.items[0].sure)
+		}
+		prevHi, prevC := z.c, uint64(0)
 		for k := range zigStrips {
 			it := z.items[k]
-			xk := it.width - 1
+			ck := it.width - 1
+			next := base
+			if k+1 < zigStrips {
+				next = z.items[k+1]
+			}
+			if next.sure == 0 {
+				t.Fatalf("%s: strip %d: no sure bound below", c.name, k+2)
+			}
+			sk := next.sure - 1
 			if it.hi != prevHi || it.lo > it.hi || it.lo < 1 || it.lo != math.Trunc(it.lo) {
 				t.Fatalf("%s: strip %d heights (%g, %g] after %g", c.name, k+1, it.lo, it.hi, prevHi)
 			}
-			prevHi = it.lo
-			if F(xk, it.lo) < 0 || F(xk+1, it.lo) >= 0 {
-				t.Fatalf("%s: strip %d: x = %d is not max{y : F(y) ≥ %g}", c.name, k+1, xk, it.lo)
+			if ck < prevC || sk > ck || it.sure > it.width {
+				t.Fatalf("%s: strip %d: c = %d after %d, s = %d, sure %d of width %d", c.name, k+1, ck, prevC, sk, it.sure, it.width)
 			}
-			if k > 0 && it.sure != z.items[k-1].width {
-				t.Fatalf("strip %d: sure %d, want the previous strip's width %d", k+1, it.sure, z.items[k-1].width)
+			prevHi, prevC = it.lo, ck
+			if F(sk, it.lo) < 0 || F(ck+1, it.lo) >= 0 {
+				t.Fatalf("%s: strip %d: not F(s = %d) ≥ %g > F(c + 1 = %d)", c.name, k+1, sk, it.lo, ck+1)
 			}
 		}
-		if z.items[0].sure != 0 {
-			t.Errorf("top strip: sure = %d, want 0", z.items[0].sure)
+		if !base.tail || base.width != z.cN+1+2*z.l || z.cN != prevC || z.hN != prevHi || base.lo != 0 || base.hi != z.hN {
+			t.Fatalf("%s: base %+v inconsistent with c_N = %d, L = %d, h_N = %g", c.name, base, z.cN, z.l, z.hN)
 		}
-		base := z.items[zigStrips]
-		if !base.tail || base.sure != z.xN+1 || base.width != z.xN+1+2*z.l || z.xN != z.items[zigStrips-1].width-1 || z.hN != z.items[zigStrips-1].lo {
-			t.Fatalf("base %+v inconsistent with x_N = %d, L = %d", base, z.xN, z.l)
-		}
-		// L·min(x_N, a) ≥ D makes the envelope dominate (package comment).
-		lm := new(big.Int).Mul(new(big.Int).SetUint64(z.l), new(big.Int).SetUint64(min(z.xN, c.slope)))
+		// L·min(c_N, slope) ≥ D makes the envelope dominate (package comment).
+		lm := new(big.Int).Mul(new(big.Int).SetUint64(z.l), new(big.Int).SetUint64(min(z.cN, c.slope)))
 		if lm.Cmp(z.den) < 0 {
-			t.Errorf("L·min(x_N, a) = %v < D = %v", lm, z.den)
+			t.Errorf("%s: L·min(c_N, slope) = %v < D = %v", c.name, lm, z.den)
 		}
 		// Alias: reconstruct each region's weight.
 		q := z.loBits + zigKeep
@@ -101,9 +112,6 @@ func TestZigTable(t *testing.T) {
 		}
 		area := func(i int) *big.Int {
 			it := z.items[i]
-			if it.tail {
-				return new(big.Int).Mul(bigOfFloat(z.hN), new(big.Int).SetUint64(it.width))
-			}
 			d := new(big.Int).Sub(bigOfFloat(it.hi), bigOfFloat(it.lo))
 			return d.Mul(d, new(big.Int).SetUint64(it.width))
 		}
@@ -178,8 +186,8 @@ func TestZigLaplaceGaussian(t *testing.T) {
 }
 
 // TestZigTail checks the tail envelope alone: its accepted points must
-// follow F restricted to y > x_N. At τ = 1, a = 1 (P(y) ∝ e^{−y+1/2}
-// beyond 1) the tail starts at a small x_N and holds enough mass to test.
+// follow F restricted to y > c_N. At τ = 1, a = 1 (P(y) ∝ e^{−y+1/2}
+// beyond 1) the tail starts at a small c_N and holds enough mass to test.
 func TestZigTail(t *testing.T) {
 	for i, c := range []struct{ tau, a uint64 }{{1, 1}, {4, 1}, {2, 40}} {
 		z, err := newHuberZig(c.tau, c.a)
@@ -188,7 +196,7 @@ func TestZigTail(t *testing.T) {
 		}
 		alpha := float64(c.a) / float64(c.tau)
 		r := rng.Seeded(uint64(800 + i))
-		x0 := int64(z.xN) + 1
+		x0 := int64(z.cN) + 1
 		kmax := int64(float64(c.tau)*(40/min(alpha, 1)+2)) + x0
 		chiSquare(t, "huber tail", 50000, kmax,
 			func(k int64) float64 {
@@ -223,12 +231,17 @@ func TestZigBelowAgrees(t *testing.T) {
 			it := z.items[k]
 			var y uint64
 			switch {
-			case it.tail: // the tail envelope: (0, h_N·4^−b] over block b
+			case it.tail && r.IntN(2) == 0: // the tail envelope: (0, h_N·4^−b] over block b
 				b := r.IntN(4)
 				it.lo, it.hi = 0, math.Ldexp(z.hN, -2*b)
-				y = z.xN + 1 + (1<<b-1)*z.l + r.Uint64N(z.l<<b)
+				y = z.cN + 1 + (1<<b-1)*z.l + r.Uint64N(z.l<<b)
 			case it.width == it.sure:
 				continue
+			case it.tail: // the base rectangle's edge, (s_N, c_N]
+				if z.cN+1 == it.sure {
+					continue
+				}
+				y = it.sure + r.Uint64N(z.cN+1-it.sure)
 			default:
 				y = it.sure + r.Uint64N(it.width-it.sure)
 			}
@@ -328,6 +341,31 @@ func TestMathExpError(t *testing.T) {
 		ulp := math.Nextafter(f, 2) - f
 		if f < flo-2*ulp || f > fhi+2*ulp {
 			t.Fatalf("math.Exp(−%v) = %v, exact in [%v, %v]: off by more than 2 ulp", x, f, flo, fhi)
+		}
+	}
+}
+
+// cmpExp compares c·exp(−num/den) with the rational p/q (c, q > 0, p ≥ 0)
+// exactly: it returns +1 if c·exp(−num/den) > p/q and −1 if it is smaller.
+// For num > 0 the two are never equal (e^x is irrational for rational
+// x ≠ 0, Lindemann); for num = 0 it returns 0 on equality. It refines the
+// bracket of expNegBounds until it decides, so it always terminates.
+func cmpExp(c *big.Int, num, den *big.Int, p, q *big.Int) int {
+	// Compare c·q·e^{−x} with p.
+	cq := new(big.Float).SetInt(new(big.Int).Mul(c, q))
+	fp := new(big.Float).SetInt(p)
+	if num.Sign() == 0 {
+		return cq.Cmp(fp)
+	}
+	for prec := uint(64); ; prec *= 2 {
+		lo, hi := expNegBounds(num, den, prec)
+		lo.Mul(lo, cq) // rounds down
+		hi.Mul(hi, cq) // rounds up
+		if lo.Cmp(fp) > 0 {
+			return 1
+		}
+		if hi.Cmp(fp) < 0 {
+			return -1
 		}
 	}
 }

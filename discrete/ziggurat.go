@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+	"sync"
 )
 
 // An exact ziggurat for the one-sided law P(Y = y) ∝ F(y) = C·exp(−e(y)/D)
@@ -103,45 +104,90 @@ func newHuberZig(tau, a uint64) (*zigTable, error) {
 	den := new(big.Int).SetUint64(tau)
 	den.Mul(den, den)
 	den.Lsh(den, 1)
-	return newZigTable(den, huberExpo(a), a, energy, inverse)
+	d, _ := new(big.Float).SetInt(den).Float64()
+	g, gx, l, ok := zigDesign(a, energy, inverse, d)
+	if !ok {
+		return nil, errZigTable
+	}
+	return newZigTable(den, huberExpo(a), a, g, gx, l)
 }
 
 // newLaplaceZig returns the ziggurat table of P(y) ∝ exp(−y/t), y ≥ 0,
 // for 1 ≤ t < 2⁶²: e(y) = 2y over D = 2t, whose increments 2 are
-// 2·min(y, 1) for y ≥ 1.
+// 2·min(y, 1) for y ≥ 1. The strips are placed by laplaceShape, scaled.
 func newLaplaceZig(t uint64) (*zigTable, error) {
-	tf := float64(t)
 	den := new(big.Int).SetUint64(t)
 	den.Lsh(den, 1)
-	return newZigTable(den, func(y uint64) u128 { return from64(2 * y) }, 1,
-		func(y float64) float64 { return y / tf },
-		func(v float64) float64 { return v * tf })
+	g, gx, l := laplaceShape().scaled(float64(t))
+	return newZigTable(den, func(y uint64) u128 { return from64(2 * y) }, 1, g, gx, l)
 }
 
 // newGaussianZig returns the ziggurat table of P(y) ∝ exp(−y²/(2S)),
 // y ≥ 0, for 1 ≤ S < 2⁶²: e(y) = y² over D = 2S, whose increments 2y + 1
-// exceed 2y.
+// exceed 2y. The strips are placed by gaussianShape, scaled by √S.
 func newGaussianZig(s uint64) (*zigTable, error) {
-	sf := float64(s)
 	den := new(big.Int).SetUint64(s)
 	den.Lsh(den, 1)
-	return newZigTable(den, func(y uint64) u128 { return mul64(y, y) }, maxInt,
-		func(y float64) float64 { return y * y / (2 * sf) },
-		func(v float64) float64 { return math.Sqrt(2 * sf * v) })
+	g, gx, l := gaussianShape().scaled(math.Sqrt(float64(s)))
+	return newZigTable(den, func(y uint64) u128 { return mul64(y, y) }, maxInt, g, gx, l)
+}
+
+// zigShape is a placement of the strips in units of the scale: heights
+// g relative to F(0), edges u and the tail block length ell. The shapes
+// of Laplace and the Gaussian do not depend on the scale, so each is
+// computed once, on first use, and never modified.
+type zigShape struct {
+	g, u []float64
+	ell  float64
+}
+
+// shapeRef is the scale, in grid units, at which shapes are computed.
+const shapeRef = 1 << 40
+
+var (
+	laplaceShape = sync.OnceValue(func() zigShape {
+		const t = shapeRef
+		g, gx, l, _ := zigDesign(1,
+			func(y float64) float64 { return y / t },
+			func(v float64) float64 { return v * t }, 2*t)
+		return newShape(g, gx, l, t)
+	})
+	gaussianShape = sync.OnceValue(func() zigShape {
+		const sigma = shapeRef
+		g, gx, l, _ := zigDesign(maxInt,
+			func(y float64) float64 { return y * y / (2 * sigma * sigma) },
+			func(v float64) float64 { return sigma * math.Sqrt(2*v) }, 2*sigma*sigma)
+		return newShape(g, gx, l, sigma)
+	})
+)
+
+func newShape(g, gx []float64, l, scale float64) zigShape {
+	u := make([]float64, len(gx))
+	for i, x := range gx {
+		u[i] = x / scale
+	}
+	return zigShape{g: g, u: u, ell: l / scale}
+}
+
+// scaled returns the shape's heights (shared: not to be modified), edges
+// and tail block length for the scale (in grid units).
+func (s zigShape) scaled(scale float64) (g, gx []float64, l float64) {
+	gx = make([]float64, len(s.u))
+	for i, u := range s.u {
+		gx[i] = math.Floor(u * scale)
+	}
+	return s.g, gx, math.Ceil(s.ell * scale)
 }
 
 // newZigTable builds the table for F(y) = C·exp(−e(y)/den), C chosen
 // here. slopeMin is a lower bound of the increments e(y+1) − e(y) divided
 // by 2 for y beyond any strip: the increments must be at least
 // 2·min(y, slopeMin) (true of the Huber numerator, whose increments are
-// 2y + 1 up to a and 2a beyond). energy and inverse are float64 versions
-// of e(y)/den and its inverse, used only to place the strips (any
-// placement is exact; a good one is fast).
-func newZigTable(den *big.Int, e func(uint64) u128, slopeMin uint64, energy, inverse func(float64) float64) (*zigTable, error) {
-	g, gx, l, ok := zigDesign(slopeMin, energy, inverse, new(big.Float).SetInt(den))
-	if !ok {
-		return nil, errZigTable
-	}
+// 2y + 1 up to a and 2a beyond). g (relative heights, g_0 = 1), gx (edges
+// in grid units) and l (the tail block length) place the strips, from
+// zigDesign; they only affect speed: any placement is exact. g is only
+// read.
+func newZigTable(den *big.Int, e func(uint64) u128, slopeMin uint64, g, gx []float64, l float64) (*zigTable, error) {
 	// C makes the total area S just below a power of two, 2^p, so that
 	// the padding region is small. S is about C·sf; sf comes from the
 	// float design first, then from the exact areas of the previous try.
@@ -157,34 +203,36 @@ func newZigTable(den *big.Int, e func(uint64) u128, slopeMin uint64, energy, inv
 		return nil, fmt.Errorf("%w: D = %v", errZigTable, den)
 	}
 	z.dMax = u128{new(big.Int).Rsh(dm, 64).Uint64(), new(big.Int).And(dm, new(big.Int).SetUint64(math.MaxUint64)).Uint64()}
-	var w []*big.Int
+	var w [256]u128
 	var p int
 	for try := 0; ; try++ {
 		var cf float64
 		cf, p = scaleFor(sf)
 		z.c = cf
-		z.cBig, _ = big.NewFloat(cf).Int(nil)
-		var total *big.Int
+		var total u128
 		var err error
-		if w, total, err = z.fill(g, gx, slopeMin); err != nil {
+		if total, err = z.fill(g, gx, slopeMin, &w); err != nil {
 			return nil, err
 		}
 		// Done when 2^p·(1 − 2⁻⁹) < S ≤ 2^p: the padding is below 0.2 %.
-		lim := new(big.Int).Lsh(big1, uint(p))
-		lim.Sub(lim, new(big.Int).Lsh(big1, uint(p-9)))
-		if total.BitLen() <= p && total.Cmp(lim) > 0 || try == 3 {
-			p = max(p, total.BitLen()) // exact in any case
-			w[zigStrips+1] = new(big.Int).Sub(new(big.Int).Lsh(big1, uint(p)), total)
+		n := total.bitLen()
+		if n > 126 {
+			return nil, fmt.Errorf("%w: total area 2^%d", errZigTable, n)
+		}
+		lim := pow2(uint(p)).sub(pow2(uint(p - 9)))
+		if n <= p && total.cmp(lim) > 0 || try == 3 {
+			p = max(p, n) // exact in any case
+			w[zigStrips+1] = pow2(uint(p)).sub(total)
 			break
 		}
-		tf, _ := new(big.Float).SetInt(total).Float64()
-		sf = tf / cf
+		sf = total.float() / cf
 	}
+	z.cBig, _ = big.NewFloat(z.c).Int(nil)
 	z.items[zigStrips+1] = zigItem{} // padding: always rejected
 	q := p - 8
 	if q < zigKeep {
-		for _, wi := range w {
-			wi.Lsh(wi, uint(zigKeep-q))
+		for i := range w {
+			w[i] = w[i].shl(uint(zigKeep - q))
 		}
 		q = zigKeep
 	}
@@ -192,14 +240,14 @@ func newZigTable(den *big.Int, e func(uint64) u128, slopeMin uint64, energy, inv
 		return nil, fmt.Errorf("%w: total area 2^%d", errZigTable, p)
 	}
 	z.loBits = uint(q - zigKeep)
-	z.buildAlias(w, uint(q))
+	z.buildAlias(&w, uint(q))
 	return z, nil
 }
 
 // fill places the strips for the current C (z.c): heights, sure and
 // cover bounds, the tail's block length, and the items. It returns the
-// regions' integer areas (the padding's left nil) and their total.
-func (z *zigTable) fill(g, gx []float64, slopeMin uint64) ([]*big.Int, *big.Int, error) {
+// regions' integer areas in w (all but the padding's) and their total.
+func (z *zigTable) fill(g, gx []float64, slopeMin uint64, w *[256]u128) (u128, error) {
 	// Heights h_0 = C, h_k = round(C·g_k), and for each a sure bound s_k
 	// with F(s_k) ≥ h_k and a cover bound c_k with F(c_k + 1) < h_k, both
 	// certified by the rigorous float64 bounds of fBounds (a few units
@@ -213,17 +261,17 @@ func (z *zigTable) fill(g, gx []float64, slopeMin uint64) ([]*big.Int, *big.Int,
 	for k := 1; k <= zigStrips; k++ {
 		h[k] = math.Round(z.c * g[k])
 		if h[k] < 1 || h[k] > h[k-1] {
-			return nil, nil, fmt.Errorf("%w: height %d = %g", errZigTable, k, h[k])
+			return u128{}, fmt.Errorf("%w: height %d = %g", errZigTable, k, h[k])
 		}
 		s, c, err := z.bounds(h[k], gx[k])
 		if err != nil {
-			return nil, nil, err
+			return u128{}, err
 		}
 		sb[k], cb[k] = s, max(c, cb[k-1])
 	}
 	cN := cb[zigStrips]
 	if cN == 0 || cN >= maxInt {
-		return nil, nil, fmt.Errorf("%w: c_N = %d", errZigTable, cN)
+		return u128{}, fmt.Errorf("%w: c_N = %d", errZigTable, cN)
 	}
 	// L = ⌈D/m⌉, m = min(c_N, slopeMin): beyond c_N the increments of e
 	// are at least 2m, so block b of the tail envelope starts where
@@ -232,17 +280,18 @@ func (z *zigTable) fill(g, gx []float64, slopeMin uint64) ([]*big.Int, *big.Int,
 	lb := new(big.Int).Add(z.den, new(big.Int).SetUint64(m-1))
 	lb.Quo(lb, new(big.Int).SetUint64(m))
 	if !lb.IsUint64() || lb.Uint64() >= maxInt || cN+1+2*lb.Uint64() >= 1<<63 {
-		return nil, nil, fmt.Errorf("%w: tail block length %v", errZigTable, lb)
+		return u128{}, fmt.Errorf("%w: tail block length %v", errZigTable, lb)
 	}
 	z.cN, z.l, z.hN = cN, lb.Uint64(), h[zigStrips]
 
-	// Areas, exactly.
-	w := make([]*big.Int, 256)
-	total := new(big.Int)
+	// Areas, exactly: heights are integers below 2⁶³, widths below 2⁶³.
+	var total u128
+	var over bool
 	for k := 1; k <= zigStrips; k++ {
-		dh := new(big.Int).Sub(bigOfFloat(h[k-1]), bigOfFloat(h[k]))
-		w[k-1] = dh.Mul(dh, new(big.Int).SetUint64(cb[k]+1))
-		total.Add(total, w[k-1])
+		w[k-1] = mul64(uint64(h[k-1])-uint64(h[k]), cb[k]+1)
+		var o bool
+		total, o = total.add(w[k-1])
+		over = over || o
 		sure := uint64(0)
 		if k > 1 {
 			sure = sb[k-1] + 1
@@ -250,10 +299,13 @@ func (z *zigTable) fill(g, gx []float64, slopeMin uint64) ([]*big.Int, *big.Int,
 		z.items[k-1] = zigItem{width: cb[k] + 1, sure: sure, lo: h[k], hi: h[k-1]}
 	}
 	baseW := cN + 1 + 2*z.l
-	w[zigStrips] = new(big.Int).Mul(bigOfFloat(h[zigStrips]), new(big.Int).SetUint64(baseW))
-	total.Add(total, w[zigStrips])
+	w[zigStrips] = mul64(uint64(h[zigStrips]), baseW)
+	total, o := total.add(w[zigStrips])
+	if over || o {
+		return u128{}, fmt.Errorf("%w: total area beyond 2^128", errZigTable)
+	}
 	z.items[zigStrips] = zigItem{width: baseW, sure: sb[zigStrips] + 1, lo: 0, hi: h[zigStrips], tail: true}
-	return w, total, nil
+	return total, nil
 }
 
 // scaleFor returns C in [2⁶¹, 2⁶²), an integer, and p with
@@ -282,26 +334,25 @@ func bigOfFloat(v float64) *big.Int {
 // Vose's method in exact integer arithmetic: column j keeps item j below
 // its threshold and gives the rest of its 2^q to its alias, so item i is
 // chosen with probability w_i/2^(q+8) exactly. It consumes w.
-func (z *zigTable) buildAlias(w []*big.Int, q uint) {
-	capacity := new(big.Int).Lsh(big1, q)
+func (z *zigTable) buildAlias(w *[256]u128, q uint) {
+	capacity := pow2(q)
 	var small, large []int
 	for i, wi := range w {
-		if wi.Cmp(capacity) < 0 {
+		if wi.cmp(capacity) < 0 {
 			small = append(small, i)
 		} else {
 			large = append(large, i)
 		}
 	}
-	thr := make([]*big.Int, len(w))
-	alias := make([]int, len(w))
+	var thr [256]u128
+	var alias [256]int
 	for len(small) > 0 && len(large) > 0 {
 		s := small[len(small)-1]
 		small = small[:len(small)-1]
 		l := large[len(large)-1]
 		thr[s], alias[s] = w[s], l
-		// w_l −= 2^q − w_s
-		w[l].Sub(w[l], new(big.Int).Sub(capacity, w[s]))
-		if w[l].Cmp(capacity) < 0 {
+		w[l] = w[l].sub(capacity.sub(w[s])) // w_l ≥ 2^q > 2^q − w_s
+		if w[l].cmp(capacity) < 0 {
 			large = large[:len(large)-1]
 			small = append(small, l)
 		}
@@ -310,11 +361,10 @@ func (z *zigTable) buildAlias(w []*big.Int, q uint) {
 	for _, i := range append(small, large...) {
 		thr[i], alias[i] = capacity, i
 	}
-	mask := new(big.Int).Sub(new(big.Int).Lsh(big1, z.loBits), big1)
 	for j := range z.cols {
-		hi := new(big.Int).Rsh(thr[j], z.loBits)
-		lo := new(big.Int).And(thr[j], mask)
-		z.cols[j] = zigCol{thrHi: hi.Uint64(), thrLo: lo.Uint64(), alias: uint8(alias[j])}
+		hi := thr[j].shr(z.loBits)
+		lo := thr[j].sub(hi.shl(z.loBits))
+		z.cols[j] = zigCol{thrHi: hi.lo, thrLo: lo.lo, alias: uint8(alias[j])}
 	}
 }
 
@@ -371,8 +421,7 @@ func (z *zigTable) fBounds(y uint64) (lo, hi float64) {
 // g_N relative to F(0), their x (float), and the tail block length L, for
 // an equal-area ziggurat whose base includes the tail envelope. The
 // result only affects speed.
-func zigDesign(slopeMin uint64, energy, inverse func(float64) float64, den *big.Float) (g, gx []float64, l float64, ok bool) {
-	d, _ := den.Float64()
+func zigDesign(slopeMin uint64, energy, inverse func(float64) float64, d float64) (g, gx []float64, l float64, ok bool) {
 	sm := float64(slopeMin)
 	g = make([]float64, zigStrips+1)
 	gx = make([]float64, zigStrips+1)
@@ -547,6 +596,48 @@ func (z *zigTable) belowExact(r *rand.Rand, e u128, u uint64, lo, hi float64) bo
 		a.Or(a, new(big.Int).SetUint64(r.Uint64()))
 		b += 64
 	}
+}
+
+// pow2 returns 2^n, n < 128.
+func pow2(n uint) u128 { return u128{}.setBit(n) }
+
+func (a u128) setBit(n uint) u128 {
+	if n >= 64 {
+		a.hi |= 1 << (n - 64)
+	} else {
+		a.lo |= 1 << n
+	}
+	return a
+}
+
+// shl returns a·2^n for n < 128 (bits shifted out are lost).
+func (a u128) shl(n uint) u128 {
+	switch {
+	case n == 0:
+		return a
+	case n >= 64:
+		return u128{a.lo << (n - 64), 0}
+	}
+	return u128{a.hi<<n | a.lo>>(64-n), a.lo << n}
+}
+
+// shr returns ⌊a/2^n⌋ for n < 128.
+func (a u128) shr(n uint) u128 {
+	switch {
+	case n == 0:
+		return a
+	case n >= 64:
+		return u128{0, a.hi >> (n - 64)}
+	}
+	return u128{a.hi >> n, a.lo>>n | a.hi<<(64-n)}
+}
+
+// bitLen returns the number of bits of a.
+func (a u128) bitLen() int {
+	if a.hi != 0 {
+		return 64 + bits.Len64(a.hi)
+	}
+	return bits.Len64(a.lo)
 }
 
 // float returns the float64 nearest a, within a relative 2⁻⁵²: hi·2⁶⁴ and

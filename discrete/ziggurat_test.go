@@ -369,3 +369,31 @@ func cmpExp(c *big.Int, num, den *big.Int, p, q *big.Int) int {
 		}
 	}
 }
+
+// TestU128Shifts checks the 128-bit helpers of the table construction
+// against math/big.
+func TestU128Shifts(t *testing.T) {
+	r := rng.Seeded(12)
+	for range 2000 {
+		a := u128{r.Uint64() >> r.UintN(64), r.Uint64()}
+		n := r.UintN(128)
+		ab := a.big()
+		mask := new(big.Int).Sub(new(big.Int).Lsh(big1, 128), big1)
+		if got, want := a.shl(n).big(), new(big.Int).And(new(big.Int).Lsh(ab, n), mask); got.Cmp(want) != 0 {
+			t.Fatalf("%v << %d = %v, want %v", ab, n, got, want)
+		}
+		if got, want := a.shr(n).big(), new(big.Int).Rsh(ab, n); got.Cmp(want) != 0 {
+			t.Fatalf("%v >> %d = %v, want %v", ab, n, got, want)
+		}
+		if got, want := a.bitLen(), ab.BitLen(); got != want {
+			t.Fatalf("bitLen(%v) = %d, want %d", ab, got, want)
+		}
+		if got, want := pow2(n).big(), new(big.Int).Lsh(big1, n); got.Cmp(want) != 0 {
+			t.Fatalf("pow2(%d) = %v", n, got)
+		}
+		f, _ := new(big.Float).SetInt(ab).Float64()
+		if got := a.float(); math.Abs(got-f) > f*0x1p-52 {
+			t.Fatalf("float(%v) = %v, want %v within 2⁻⁵²", ab, got, f)
+		}
+	}
+}

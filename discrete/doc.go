@@ -51,10 +51,10 @@
 //     drawing t — about 98 % of draws end there, after two words. At a
 //     strip's edge, or in the tail, t < F(y) is the event U < p =
 //     (F(y) − lo)/(hi − lo) for U uniform on [0, 1): p is bracketed in
-//     float64 with an error bound proved in the comment of below (a
-//     relative (x + 1)·2⁻⁴⁴ on F(y) for x = e(y)/D, 32 times the bound
-//     that math.Exp's documented 1-ulp error and the roundings give, which
-//     TestMathExpError checks) and U's first 53 bits decide unless they
+//     float64 with an error bound proved in the comment of fBounds (a
+//     relative (x + 1)·2⁻⁴⁴ on F(y) for x = e(y)/D, 32 times what the
+//     roundings and the exponential's error give; TestFBounds checks it
+//     against math/big) and U's first 53 bits decide unless they
 //     fall inside the bracket, with probability below 2⁻³⁰; then math/big
 //     decides, with every rounding directed outwards: e^{−x} is bracketed
 //     by partial sums of its series at x/2^s < 1 and s squarings, and U's
@@ -63,8 +63,15 @@
 //     units of 2⁻⁶⁴ of p, TestZigExactPath runs the law tests through this
 //     path alone).
 //
-// An accepted point is uniform under F, so Y has the law F. The table is
-// built on a mechanism's first draw, in 20–50 ms, and is immutable; should
+// An accepted point is uniform under F, so Y has the law F. Every float64
+// step that shapes a table or decides a draw uses basic IEEE-754
+// operations only (expNeg and logDet, not math.Exp and math.Log, which
+// differ between CPUs), so a table and the draws from given random words
+// are the same on every machine (TestTableFingerprints): a retried job
+// draws the noise its first attempt drew. The table is built on a
+// mechanism's first draw — about 40 µs for Laplace and the Gaussian,
+// whose shapes are computed once, and 0.5 ms for Huber — and is
+// immutable; should
 // it fail to build (no parameters of the constructors do, TestZigTable),
 // Int uses the rejection samplers below, which are exact too and remain
 // as references.

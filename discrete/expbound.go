@@ -18,7 +18,9 @@ import (
 // lower bound down and the upper bound up.
 func expNegBounds(num, den *big.Int, prec uint) (lo, hi *big.Float) {
 	if num.Sign() == 0 {
-		return big.NewFloat(1), big.NewFloat(1)
+		lo = new(big.Float).SetPrec(prec).SetMode(big.ToNegativeInf).SetInt64(1)
+		hi = new(big.Float).SetPrec(prec).SetMode(big.ToPositiveInf).SetInt64(1)
+		return lo, hi
 	}
 	// s = bit length of ⌈num/den⌉, so num/den < 2^s.
 	q := new(big.Int).Add(num, den)

@@ -93,13 +93,13 @@ func newHuberZig(tau, a uint64) (*zigTable, error) {
 		if y <= af {
 			return y * y / (2 * tf * tf)
 		}
-		return (2*af*y - af*af) / (2 * tf * tf)
+		return (float64(2*af*y) - float64(af*af)) / (2 * tf * tf)
 	}
 	inverse := func(v float64) float64 {
 		if v <= af*af/(2*tf*tf) {
 			return tf * math.Sqrt(2*v)
 		}
-		return (2*tf*tf*v + af*af) / (2 * af)
+		return (float64(2*tf*tf*v) + float64(af*af)) / (2 * af)
 	}
 	den := new(big.Int).SetUint64(tau)
 	den.Mul(den, den)
@@ -193,9 +193,9 @@ func newZigTable(den *big.Int, e func(uint64) u128, slopeMin uint64, g, gx []flo
 	// float design first, then from the exact areas of the previous try.
 	sf := 0.0
 	for k := 1; k <= zigStrips; k++ {
-		sf += (gx[k] + 1) * (g[k-1] - g[k])
+		sf += float64((gx[k] + 1) * (g[k-1] - g[k]))
 	}
-	sf += (gx[zigStrips] + 1 + 2*l) * g[zigStrips]
+	sf += float64((gx[zigStrips] + 1 + float64(2*l)) * g[zigStrips])
 	z := &zigTable{den: den, e: e}
 	z.dF, _ = new(big.Float).SetInt(den).Float64()
 	dm := new(big.Int).Lsh(den, 20)
@@ -311,7 +311,11 @@ func (z *zigTable) fill(g, gx []float64, slopeMin uint64, w *[256]u128) (u128, e
 // scaleFor returns C in [2⁶¹, 2⁶²), an integer, and p with
 // C·sf ≈ 2^p·(1 − 2⁻¹⁰).
 func scaleFor(sf float64) (float64, int) {
-	p := int(math.Ceil(math.Log2(sf))) + 62
+	frac, e := math.Frexp(sf) // sf = frac·2^e, frac in [0.5, 1): ⌈log₂ sf⌉
+	if frac == 0.5 {
+		e--
+	}
+	p := e + 62
 	cf := math.Floor(math.Ldexp(1-1.0/1024, p) / sf)
 	for cf >= 1<<62 {
 		p--
@@ -404,16 +408,17 @@ func (z *zigTable) bounds(h, guess float64) (s, c uint64, err error) {
 //
 // x = e(y)/D is computed with relative error below 2⁻⁵⁰: each 128-bit
 // conversion rounds twice (2·2⁻⁵³ with the sum) and the division once,
-// 5·2⁻⁵³ in all. For x̃ < 700, exp(−x̃) is then within a relative
-// (x + 1)·2⁻⁴⁹ of e^{−x}, math.Exp's 1-ulp error and the product with C
-// included (TestMathExpError checks math.Exp to 2 ulp); the bound used,
-// F̃·(x̃ + 1)·2⁻⁴⁴, is 32 times that, which also absorbs the rounding of
-// F̃ ± err, and its absolute term C·2⁻¹⁰⁰⁰ covers x ≥ 700, where
-// e^{−x} < 2⁻¹⁰⁰⁰ (the conversion error moves x by a relative 2⁻⁵⁰ only).
+// 5·2⁻⁵³ in all. For x̃ < 700, expNeg(x̃) is then within a relative
+// (x + 1)·2⁻⁵⁰ + 2⁻⁵¹ of e^{−x} (expNeg's error, measured at 2 ulp by
+// TestExpNegError, and the product with C included); the bound used,
+// F̃·(x̃ + 1)·2⁻⁴⁴, is 32 times that and more, which also absorbs the
+// rounding of F̃ ± err, and its absolute term C·2⁻¹⁰⁰⁰ covers x ≥ 700,
+// where e^{−x} < 2⁻¹⁰⁰⁰ (the conversion moves x by a relative 2⁻⁵⁰ only).
+// TestFBounds checks the bracket against math/big.
 func (z *zigTable) fBounds(y uint64) (lo, hi float64) {
 	x := z.e(y).float() / z.dF
-	f := z.c * math.Exp(-x)
-	err := f*((x+1)*0x1p-44) + z.c*0x1p-1000
+	f := z.c * expNeg(x)
+	err := float64(f*((x+1)*0x1p-44)) + z.c*0x1p-1000
 	return f - err, f + err
 }
 
@@ -428,9 +433,9 @@ func zigDesign(slopeMin uint64, energy, inverse func(float64) float64, d float64
 	// run fills g and gx for the base edge r (in grid units) and returns
 	// h_0 (+Inf if the strips reach F(0) too early) and L.
 	run := func(r float64) (float64, float64) {
-		hN := math.Exp(-energy(r))
+		hN := expNeg(energy(r))
 		ll := math.Ceil(d / math.Min(math.Floor(r), sm))
-		v := (math.Floor(r) + 1 + 2*ll) * hN
+		v := (math.Floor(r) + 1 + float64(2*ll)) * hN
 		g[zigStrips], gx[zigStrips] = hN, math.Floor(r)
 		for k := zigStrips; k >= 1; k-- {
 			hk := g[k] + v/(gx[k]+1)
@@ -438,7 +443,7 @@ func zigDesign(slopeMin uint64, energy, inverse func(float64) float64, d float64
 				if hk >= 1 {
 					return math.Inf(1), 0
 				}
-				gx[k-1] = math.Floor(inverse(-math.Log(hk)))
+				gx[k-1] = math.Floor(inverse(-logDet(hk)))
 			}
 			g[k-1] = hk
 		}
@@ -548,7 +553,7 @@ func (z *zigTable) tail(r *rand.Rand) (uint64, bool) {
 func (z *zigTable) below(r *rand.Rand, y uint64, lo, hi float64) bool {
 	fLo, fHi := z.fBounds(y)
 	d := hi - lo
-	slack := (fHi+lo)/d*0x1p-49 + 0x1p-60
+	slack := float64((fHi+lo)/d*0x1p-49) + 0x1p-60
 	pLo := (fLo-lo)/d - slack
 	pHi := (fHi-lo)/d + slack
 	u := r.Uint64()

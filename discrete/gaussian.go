@@ -82,7 +82,7 @@ func (m *Gaussian) GridSigma2() uint64 { return m.s }
 
 // Int draws K with P(K = k) ∝ exp(−k²/(2S)), exactly, from a ziggurat on
 // the grid (see the package comment); the table is built on the first
-// call, in tens of milliseconds. Should it fail to build, Int falls back
+// call, in about 40 µs. Should it fail to build, Int falls back
 // to intRejection, exact too.
 func (m *Gaussian) Int(r *rand.Rand) int64 {
 	m.zigOnce.Do(func() {

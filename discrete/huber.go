@@ -99,7 +99,7 @@ func (m *Huber) GridParams() (tau, a uint64) { return m.tau, m.a }
 
 // Int draws J with P(J = j) ∝ exp(−ρ_α(j/τ)), exactly, from a ziggurat
 // on the grid (see the package comment); the table is built on the first
-// call, in about ten milliseconds. Should the table fail to build, it
+// call, in about half a millisecond. Should the table fail to build, it
 // falls back to the rejection sampler intRejection, exact too.
 func (m *Huber) Int(r *rand.Rand) int64 {
 	m.zigOnce.Do(func() {

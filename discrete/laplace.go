@@ -57,7 +57,7 @@ func (m *Laplace) GridScale() uint64 { return m.t }
 
 // Int draws K with P(K = k) ∝ exp(−|k|/t), exactly, from a ziggurat on
 // the grid (see the package comment); the table is built on the first
-// call, in tens of milliseconds. Should it fail to build, Int falls back
+// call, in about 40 µs. Should it fail to build, Int falls back
 // to the rejection sampler of CKS Algorithm 2, exact too.
 func (m *Laplace) Int(r *rand.Rand) int64 {
 	m.zigOnce.Do(func() {

@@ -243,7 +243,7 @@ func TestIDs(t *testing.T) {
 func TestNumberedIDs(t *testing.T) {
 	x := NumberedIDs(3, 1)
 	if x.Len() != 3 || x.ID(0) != "1" || x.ID(2) != "3" {
-		t.Errorf("NumberedIDs(3, 1) = %v", x.ids)
+		t.Errorf("NumberedIDs(3, 1) = %v", x.list())
 	}
 	if i, ok := x.Index("2"); !ok || i != 1 {
 		t.Errorf(`Index("2") = %d, %v`, i, ok)

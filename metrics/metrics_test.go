@@ -182,7 +182,7 @@ func TestRankBatches(t *testing.T) {
 		}
 	}
 	train, test := matrix(t, rows, cols, tr), matrix(t, rows, cols, te)
-	s := ScorerFunc(func(i, j int) float64 { return math.Sin(float64(i*cols+j)) })
+	s := ScorerFunc(func(i, j int) float64 { return math.Sin(float64(i*cols + j)) })
 	o := Options{K: 5, Ranking: true}.withDefaults()
 	rk := newRanker(cols, o.K)
 	var sum [4]float64

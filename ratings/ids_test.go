@@ -1,5 +1,12 @@
 package ratings
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+)
+
 // list returns the IDs of x in index order.
 func (x *IDs) list() []string {
 	s := make([]string, x.Len())
@@ -7,4 +14,137 @@ func (x *IDs) list() []string {
 		s[i] = x.ID(i)
 	}
 	return s
+}
+
+// checkRoundTrip checks that x holds exactly ids, in order: ID(i) is
+// ids[i], Index(ids[i]) is i as a string and as bytes, and the IDs absent
+// are not found.
+func checkRoundTrip(t *testing.T, x *IDs, ids, absent []string) {
+	t.Helper()
+	if x.Len() != len(ids) {
+		t.Fatalf("Len %d, want %d", x.Len(), len(ids))
+	}
+	for i, id := range ids {
+		if got := x.ID(i); got != id {
+			t.Fatalf("ID(%d) = %q, want %q", i, got, id)
+		}
+		if k, ok := x.Index(id); !ok || k != i {
+			t.Fatalf("Index(%q) = %d, %v; want %d", id, k, ok, i)
+		}
+		if k, ok := findID(x, []byte(id)); !ok || int(k) != i {
+			t.Fatalf("findID(%q as bytes) = %d, %v; want %d", id, k, ok, i)
+		}
+	}
+	for _, id := range absent {
+		if k, ok := x.Index(id); ok {
+			t.Fatalf("Index(%q) = %d, found; want absent", id, k)
+		}
+	}
+}
+
+// many returns n distinct IDs of varied lengths, enough to grow the
+// hash table several times.
+func many(n int) []string {
+	ids := make([]string, n)
+	for k := range ids {
+		ids[k] = strconv.Itoa(k) + strings.Repeat("x", k%7)
+	}
+	return ids
+}
+
+func TestIDsRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		ids        []string
+		absent     []string
+		shouldFail string // a substring of the error; "" for none
+	}{
+		{name: "none", ids: nil, absent: []string{"", "1"}},
+		{name: "one", ids: []string{"u"}, absent: []string{"", "uu", "U"}},
+		{name: "strings not numbers", ids: []string{"7", "07", "0", "00", "a1"}, absent: []string{"007", "1", "7 "}},
+		{name: "empty ID", ids: []string{"", "a"}, absent: []string{"b"}},
+		{name: "prefixes", ids: []string{"a", "ab", "abc", "b"}, absent: []string{"abcd", "ba"}},
+		{name: "UTF-8 and long", ids: []string{"Ünïcødé", "用户", strings.Repeat("z", MaxIDBytes)}, absent: []string{strings.Repeat("z", MaxIDBytes-1)}},
+		{name: "many", ids: many(5000), absent: []string{"5000", "0x", "4999xxxxxx"}},
+		{name: "repeat", ids: []string{"a", "b", "a"}, shouldFail: `duplicate ID "a"`},
+		{name: "repeat after growth", ids: append(many(300), "17xxx"), shouldFail: `duplicate ID "17xxx"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x, err := NewIDs(c.ids)
+			if c.shouldFail != "" {
+				if err == nil || !strings.Contains(err.Error(), c.shouldFail) || !strings.HasPrefix(err.Error(), "ratings: ") {
+					t.Fatalf("err = %v, want one with %q", err, c.shouldFail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRoundTrip(t, x, c.ids, c.absent)
+			// A loader fills an empty IDs one by one, then compacts it;
+			// strings from before stay what they were.
+			y := newIDs()
+			var before []string
+			for i, id := range c.ids {
+				k, err := addID(y, []byte(id))
+				if err != nil || int(k) != i {
+					t.Fatalf("addID(%q) = %d, %v; want %d", id, k, err, i)
+				}
+				before = append(before, y.ID(i))
+			}
+			checkRoundTrip(t, y, c.ids, c.absent)
+			y.compact()
+			checkRoundTrip(t, y, c.ids, c.absent)
+			checkRoundTrip(t, y, before, nil)
+			if len(y.buf) != cap(y.buf) || len(y.end) != cap(y.end) || len(y.slot) != tableSize(len(c.ids)) {
+				t.Errorf("compact: buffer %d of %d, ends %d of %d, %d slots for %d IDs", len(y.buf), cap(y.buf), len(y.end), cap(y.end), len(y.slot), len(c.ids))
+			}
+		})
+	}
+}
+
+func TestNumberedIDsRoundTrip(t *testing.T) {
+	for _, c := range []struct{ n, first int }{{0, 0}, {0, 1}, {1, 0}, {3, 1}, {1000, -5}, {2000, 999_999_000}} {
+		t.Run(fmt.Sprintf("n=%d,first=%d", c.n, c.first), func(t *testing.T) {
+			ids := make([]string, c.n)
+			for k := range ids {
+				ids[k] = strconv.Itoa(c.first + k)
+			}
+			checkRoundTrip(t, NumberedIDs(c.n, c.first), ids, []string{strconv.Itoa(c.first - 1), strconv.Itoa(c.first + c.n), "0" + strconv.Itoa(c.first+1)})
+		})
+	}
+}
+
+// The hash table stays at most 3/4 full as IDs are added one by one.
+func TestIDsLoad(t *testing.T) {
+	x := newIDs()
+	for i, id := range many(3000) {
+		if _, err := addID(x, id); err != nil {
+			t.Fatal(err)
+		}
+		if 4*(i+1) > 3*len(x.slot) {
+			t.Fatalf("%d IDs in %d slots", i+1, len(x.slot))
+		}
+	}
+}
+
+// ID and lookups do not allocate: loaders look up two IDs a line, and
+// userdp sorts users by ID.
+func TestIDsAllocs(t *testing.T) {
+	x, err := NewIDs(many(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := []byte(strings.Repeat("k", 100)) // longer than a stack buffer for a conversion
+	var n int
+	if a := testing.AllocsPerRun(100, func() {
+		n += len(x.ID(42))
+		_, ok := findID(x, key)
+		_, ok2 := x.Index("42")
+		if ok || !ok2 {
+			n++
+		}
+	}); a != 0 {
+		t.Errorf("ID and lookups allocate %v times", a)
+	}
 }

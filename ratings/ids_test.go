@@ -148,3 +148,47 @@ func TestIDsAllocs(t *testing.T) {
 		t.Errorf("ID and lookups allocate %v times", a)
 	}
 }
+
+// FuzzIDs builds IDs from the lines of the input, through NewIDs and a
+// loader's addID and compact: either a repeated line is an error, or
+// every ID round-trips and the first absent line variant is not found.
+func FuzzIDs(f *testing.F) {
+	f.Add("a\nb\nab\n")
+	f.Add("7\n07\n0\n\n00")
+	f.Add("x\ny\nx")
+	f.Add(strings.Join(many(40), "\n"))
+	f.Fuzz(func(t *testing.T, in string) {
+		ids := strings.Split(in, "\n")
+		seen := map[string]bool{}
+		repeat := false
+		for _, id := range ids {
+			repeat = repeat || seen[id]
+			seen[id] = true
+		}
+		absent := []string{}
+		for _, id := range ids {
+			if a := id + "\n"; !seen[a] { // a line holds no line feed
+				absent = append(absent, a)
+			}
+		}
+		x, err := NewIDs(ids)
+		if repeat {
+			if err == nil {
+				t.Fatalf("NewIDs(%q) accepted a repeat", ids)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("NewIDs(%q): %v", ids, err)
+		}
+		checkRoundTrip(t, x, ids, absent)
+		y := newIDs()
+		for _, id := range ids {
+			if _, err := addID(y, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		y.compact()
+		checkRoundTrip(t, y, ids, absent)
+	})
+}

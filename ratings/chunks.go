@@ -275,8 +275,8 @@ func (l *loader) mergeChunk(c *chunk) error {
 	}
 	var buf []byte
 	for _, rec := range c.recs {
-		u, uok := l.findKey(&l.userCache, l.users, c, rec.user, &buf)
-		i, iok := l.findKey(&l.itemCache, l.items, c, rec.item, &buf)
+		u, uok := l.findKey(&l.userCache, l.userFind, c, rec.user, &buf)
+		i, iok := l.findKey(&l.itemCache, l.itemFind, c, rec.item, &buf)
 		if l.fixed {
 			if !uok || !iok {
 				st.Cold++

@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
+	"sync"
 	"unsafe"
 )
 
@@ -17,10 +18,12 @@ import (
 // safe for concurrent reads.
 //
 // The IDs are kept in one byte buffer with the end of each (4 bytes an
-// ID) and found through a hash table of indices (4 bytes a slot, at most
-// 3/4 full): about 9.4 bytes an ID besides its text, where a []string and
-// a map[string]int32 took about 60 (120 000 IDs of 5 bytes: 1.7 MiB
-// instead of 6.9).
+// ID), about 4 bytes an ID besides its text, where a []string and a
+// map[string]int32 took about 60 (120 000 IDs of 5 bytes: 1.0 MiB instead
+// of 6.9). Index finds them through a hash table of indices (4 bytes a
+// slot, at most 3/4 full, so 5.4 bytes an ID more), which the IDs of a
+// loaded file or of NumberedIDs build on the first call of Index: a
+// training run, which only maps indices to IDs, never holds it.
 type IDs struct {
 	// buf holds the IDs one after another. Bytes once written are never
 	// changed, so ID can return strings that share them.
@@ -29,9 +32,11 @@ type IDs struct {
 	// 0 for i = 0).
 	end []uint32
 	// slot is an open-addressing hash table with linear probing: 0 for
-	// an empty slot, else 1 + the index of the ID hashed there.
+	// an empty slot, else 1 + the index of the ID hashed there. It is
+	// nil until Index builds it (under once) if construction dropped it.
 	slot []int32
 	seed maphash.Seed
+	once sync.Once
 }
 
 // maxIDBuffer is the most bytes of ID text an IDs holds (ends are
@@ -81,6 +86,7 @@ func NumberedIDs(n, first int) *IDs {
 			panic(err) // n·size bytes fit: the decimals of int are at most 20 bytes
 		}
 	}
+	x.slot = nil // Index builds it if it is ever called
 	return x
 }
 
@@ -135,7 +141,8 @@ func (x *IDs) place(h uint64, i int32) {
 	x.slot[s] = i + 1
 }
 
-// findID returns the index of id and whether x has it.
+// findID returns the index of id and whether x has it. x must have its
+// hash table: under construction, from finder, or after Index.
 func findID[T ~string | ~[]byte](x *IDs, id T) (int32, bool) {
 	s := x.home(hashID(x, id))
 	for {
@@ -174,14 +181,24 @@ func addID[T ~string | ~[]byte](x *IDs, id T) (int32, error) {
 }
 
 // compact returns the room that x's buffers grew into but do not use,
-// and sizes the hash table for Len() IDs: for a loader once it has
-// added every ID. Strings from ID stay valid: they hold the old buffer.
+// and drops the hash table, which Index builds again if it is called:
+// for a loader once it has added every ID, before anything else can see
+// x. Strings from ID stay valid: they hold the old buffer.
 func (x *IDs) compact() {
 	x.buf = slices.Clip(append([]byte(nil), x.buf...))
 	x.end = slices.Clip(append([]uint32(nil), x.end...))
-	if size := tableSize(len(x.end)); size < len(x.slot) {
-		x.rehash(size)
-	}
+	x.slot = nil
+	x.once = sync.Once{} // Index builds the table again
+}
+
+// finder returns an IDs that shares x's IDs, with a hash table of its
+// own, for findID: a loader of a test set looks its IDs up through it, so
+// that x does not keep a table after the load. It only reads x's
+// immutable buffers, so it is safe while other goroutines read x.
+func (x *IDs) finder() *IDs {
+	f := &IDs{buf: x.buf, end: x.end, seed: x.seed}
+	f.rehash(tableSize(len(f.end)))
+	return f
 }
 
 // id returns ID i as a string sharing x's buffer, whose bytes never
@@ -198,8 +215,14 @@ func (x *IDs) id(i int) string {
 	return unsafe.String(&x.buf[lo], int(hi-lo))
 }
 
-// Index returns the dense index of id and whether id is known.
+// Index returns the dense index of id and whether id is known. The first
+// call on a loaded IDs builds its hash table (Len()·16/3 bytes).
 func (x *IDs) Index(id string) (int, bool) {
+	x.once.Do(func() {
+		if x.slot == nil {
+			x.rehash(tableSize(len(x.end)))
+		}
+	})
 	i, ok := findID(x, id)
 	return int(i), ok
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -94,10 +95,18 @@ func TestIDsRoundTrip(t *testing.T) {
 			}
 			checkRoundTrip(t, y, c.ids, c.absent)
 			y.compact()
-			checkRoundTrip(t, y, c.ids, c.absent)
+			if len(y.buf) != cap(y.buf) || len(y.end) != cap(y.end) || y.slot != nil {
+				t.Errorf("compact: buffer %d of %d, ends %d of %d, %d slots; want no room to spare and no table", len(y.buf), cap(y.buf), len(y.end), cap(y.end), len(y.slot))
+			}
+			f := y.finder()
+			checkRoundTrip(t, f, c.ids, c.absent)
+			if y.slot != nil {
+				t.Error("finder built a table in the IDs it shares")
+			}
+			checkRoundTrip(t, y, c.ids, c.absent) // Index builds the table
 			checkRoundTrip(t, y, before, nil)
-			if len(y.buf) != cap(y.buf) || len(y.end) != cap(y.end) || len(y.slot) != tableSize(len(c.ids)) {
-				t.Errorf("compact: buffer %d of %d, ends %d of %d, %d slots for %d IDs", len(y.buf), cap(y.buf), len(y.end), cap(y.end), len(y.slot), len(c.ids))
+			if len(y.slot) != tableSize(len(c.ids)) {
+				t.Errorf("Index built %d slots for %d IDs, want %d", len(y.slot), len(c.ids), tableSize(len(c.ids)))
 			}
 		})
 	}
@@ -146,6 +155,62 @@ func TestIDsAllocs(t *testing.T) {
 		}
 	}); a != 0 {
 		t.Errorf("ID and lookups allocate %v times", a)
+	}
+}
+
+// Goroutines may call Index at once on IDs whose table is not built yet
+// (the race detector checks the first build; CI runs it on this package).
+func TestIDsConcurrentIndex(t *testing.T) {
+	ids := many(2000)
+	x := newIDs()
+	for _, id := range ids {
+		if _, err := addID(x, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x.compact()
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for g := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < len(ids); i += len(errs) {
+				if k, ok := x.Index(ids[i]); !ok || k != i {
+					errs[g] = fmt.Errorf("Index(%q) = %d, %v; want %d", ids[i], k, ok, i)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// Loading a training and a test set leaves the training IDs without a
+// hash table (a training run never looks an ID up afterwards), and the
+// test set's ratings are those of its own IDs.
+func TestLoadKeepsNoTable(t *testing.T) {
+	d, err := Read(strings.NewReader("u1\ti1\t4\nu2\ti2\t3\nu1\ti2\t5\n"), "r.tsv", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	te, err := ReadTest(strings.NewReader("u2\ti1\t2\nu3\ti1\t4\n"), "t.tsv", Options{}, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Users.slot != nil || d.Items.slot != nil {
+		t.Errorf("training IDs keep %d and %d hash slots after the loads", len(d.Users.slot), len(d.Items.slot))
+	}
+	if te.Users != d.Users || te.Items != d.Items {
+		t.Error("the test set does not share the training IDs")
+	}
+	if v, ok := te.Ratings.Get(1, 0); te.Ratings.Len() != 1 || te.Stats.Cold != 1 || !ok || v != 2 {
+		t.Errorf("test set: %d ratings, %d cold, (u2, i1) = %v, %v; want 1, 1, 2", te.Ratings.Len(), te.Stats.Cold, v, ok)
 	}
 }
 

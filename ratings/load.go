@@ -196,8 +196,11 @@ type loader struct {
 
 	users, items *IDs
 	fixed        bool // users, items belong to a training set: look up only
-	coldUsers    map[string]struct{}
-	coldItems    map[string]struct{}
+	// userFind and itemFind are what IDs are looked up in: users and
+	// items, or for a test set their finders (IDs.finder).
+	userFind, itemFind *IDs
+	coldUsers          map[string]struct{}
+	coldItems          map[string]struct{}
 
 	// The ratings kept, as columns: user and item indices, values and
 	// line numbers. While vc is not nil, each of is holds the code of the
@@ -311,9 +314,11 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	}
 	if train != nil {
 		l.users, l.items, l.fixed = train.Users, train.Items, true
+		l.userFind, l.itemFind = train.Users.finder(), train.Items.finder()
 		l.coldUsers, l.coldItems = map[string]struct{}{}, map[string]struct{}{}
 	} else {
 		l.users, l.items = newIDs(), newIDs()
+		l.userFind, l.itemFind = l.users, l.items
 	}
 
 	// Every parser reads through a guard, which bounds the line length.
@@ -622,8 +627,8 @@ func checkRecord[T ~string | ~[]byte](r *recordRules, line int, user, item, rati
 // the record as cold if an ID is unknown. Its only error is too many
 // distinct IDs (see addID).
 func keepRecord[T ~string | ~[]byte](l *loader, line int, user, item T, v float64) error {
-	u, uok := cacheFind(&l.userCache, l.users, user)
-	i, iok := cacheFind(&l.itemCache, l.items, item)
+	u, uok := cacheFind(&l.userCache, l.userFind, user)
+	i, iok := cacheFind(&l.itemCache, l.itemFind, item)
 	if l.fixed {
 		if !uok || !iok {
 			l.stats.Cold++

@@ -140,36 +140,49 @@ func Evaluate(train, test *ratings.Matrix, p Scorer, o Options) Result {
 	return r
 }
 
+// rankBatch is the number of users rank handles at a time: each batch's
+// per-user metrics are summed before the next batch is ranked, so the
+// scratch is 33 bytes a batch user, not a user of the matrix.
+const rankBatch = 4096
+
 // rank computes the ranking metrics, users split over o.Workers
-// goroutines; each user's metrics are summed in user order afterwards, so
-// the result does not depend on the number of workers.
+// goroutines in batches of rankBatch consecutive users; each user's
+// metrics are summed in user order afterwards, so the result does not
+// depend on the number of workers or the batch size.
 func (r *Result) rank(train, test *ratings.Matrix, p Scorer, o Options) {
 	rows := test.Rows()
-	per := make([][4]float64, rows)
-	ranked := make([]bool, rows)
+	batch := min(rows, rankBatch)
+	per := make([][4]float64, batch)
+	ranked := make([]bool, batch)
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, rows))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rk := newRanker(test.Cols(), o.K)
-			for i := w; i < rows; i += workers {
-				per[i], ranked[i] = rk.user(train, test, p, o, i)
-			}
-		}()
+	workers = max(1, min(workers, batch))
+	rankers := make([]*ranker, workers)
+	for w := range rankers {
+		rankers[w] = newRanker(test.Cols(), o.K)
 	}
-	wg.Wait()
 	var sum [4]float64
-	for i := range rows {
-		if ranked[i] {
-			r.Users++
-			for k := range sum {
-				sum[k] += per[i][k]
+	for lo := 0; lo < rows; lo += batch {
+		n := min(batch, rows-lo)
+		var wg sync.WaitGroup
+		for w, rk := range rankers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for b := w; b < n; b += workers {
+					per[b], ranked[b] = rk.user(train, test, p, o, lo+b)
+				}
+			}()
+		}
+		wg.Wait()
+		for b := range n {
+			if ranked[b] {
+				r.Users++
+				for k := range sum {
+					sum[k] += per[b][k]
+				}
 			}
 		}
 	}

@@ -163,3 +163,48 @@ func TestWorkers(t *testing.T) {
 		}
 	}
 }
+
+// Ranking in batches of rankBatch users gives, bit for bit, the sums of
+// one pass over every user in user order (the evaluation before batches),
+// at every worker count, with the last batch partial.
+func TestRankBatches(t *testing.T) {
+	const rows, cols = 2*rankBatch + 123, 40
+	rnd := rand.New(rand.NewPCG(7, 8))
+	var tr, te []ratings.Triple
+	for i := range rows {
+		for j := range cols {
+			switch rnd.IntN(8) {
+			case 0:
+				tr = append(tr, ratings.Triple{User: int32(i), Item: int32(j), Value: float64(1 + rnd.IntN(5))})
+			case 1:
+				te = append(te, ratings.Triple{User: int32(i), Item: int32(j), Value: float64(1 + rnd.IntN(5))})
+			}
+		}
+	}
+	train, test := matrix(t, rows, cols, tr), matrix(t, rows, cols, te)
+	s := ScorerFunc(func(i, j int) float64 { return math.Sin(float64(i*cols + j)) })
+	o := Options{K: 5, Ranking: true}.withDefaults()
+	rk := newRanker(cols, o.K)
+	var sum [4]float64
+	users := 0
+	for i := range rows {
+		if m, ok := rk.user(train, test, s, o, i); ok {
+			users++
+			for k := range sum {
+				sum[k] += m[k]
+			}
+		}
+	}
+	if users <= rankBatch {
+		t.Fatalf("fixture ranks only %d users", users)
+	}
+	n := float64(users)
+	for _, w := range []int{1, 2, 3, 7} {
+		o.Workers = w
+		got := Evaluate(train, test, s, o)
+		if got.Users != users || got.Precision != sum[0]/n || got.Recall != sum[1]/n || got.NDCG != sum[2]/n || got.MAP != sum[3]/n {
+			t.Errorf("workers %d: %d users, %v %v %v %v; want %d, %v %v %v %v", w, got.Users,
+				got.Precision, got.Recall, got.NDCG, got.MAP, users, sum[0]/n, sum[1]/n, sum[2]/n, sum[3]/n)
+		}
+	}
+}

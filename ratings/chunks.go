@@ -275,8 +275,8 @@ func (l *loader) mergeChunk(c *chunk) error {
 	}
 	var buf []byte
 	for _, rec := range c.recs {
-		u, uok := l.findKey(&l.userCache, l.users, c, rec.user, &buf)
-		i, iok := l.findKey(&l.itemCache, l.items, c, rec.item, &buf)
+		u, uok := l.findKey(&l.userCache, l.userFind, c, rec.user, &buf)
+		i, iok := l.findKey(&l.itemCache, l.itemFind, c, rec.item, &buf)
 		if l.fixed {
 			if !uok || !iok {
 				st.Cold++
@@ -289,14 +289,19 @@ func (l *loader) mergeChunk(c *chunk) error {
 				continue
 			}
 		} else {
+			var err error
 			if !uok {
-				u = l.users.add(string(keyBytes(c, rec.user, &buf)))
+				if u, err = addID(l.users, keyBytes(c, rec.user, &buf)); err != nil {
+					return l.errAt(int(rec.line), fmt.Errorf("user ID: %w", err))
+				}
 				if rec.user < keySpan {
 					cachePutNumber(&l.userCache, int(rec.user), u)
 				}
 			}
 			if !iok {
-				i = l.items.add(string(keyBytes(c, rec.item, &buf)))
+				if i, err = addID(l.items, keyBytes(c, rec.item, &buf)); err != nil {
+					return l.errAt(int(rec.line), fmt.Errorf("item ID: %w", err))
+				}
 				if rec.item < keySpan {
 					cachePutNumber(&l.itemCache, int(rec.item), i)
 				}

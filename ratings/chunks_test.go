@@ -21,10 +21,10 @@ func sameDataset(a, b *Dataset) error {
 	switch {
 	case !reflect.DeepEqual(a.Ratings, b.Ratings):
 		return fmt.Errorf("matrices differ: %v vs %v", a.Ratings.Triples(), b.Ratings.Triples())
-	case !reflect.DeepEqual(a.Users.ids, b.Users.ids):
-		return fmt.Errorf("users %q vs %q", a.Users.ids, b.Users.ids)
-	case !reflect.DeepEqual(a.Items.ids, b.Items.ids):
-		return fmt.Errorf("items %q vs %q", a.Items.ids, b.Items.ids)
+	case !reflect.DeepEqual(a.Users.list(), b.Users.list()):
+		return fmt.Errorf("users %q vs %q", a.Users.list(), b.Users.list())
+	case !reflect.DeepEqual(a.Items.list(), b.Items.list()):
+		return fmt.Errorf("items %q vs %q", a.Items.list(), b.Items.list())
 	case a.Stats != b.Stats:
 		return fmt.Errorf("stats %+v vs %+v", a.Stats, b.Stats)
 	case a.Min != b.Min || a.Max != b.Max || a.Source != b.Source || a.Format != b.Format || a.FormatReason != b.FormatReason:

@@ -14,7 +14,8 @@ var (
 	ErrSyntax = errors.New("malformed line")
 	// ErrRange: a rating outside the declared range, or not a multiple
 	// of the format's step: an integer in ml100k, a multiple of 0.5 in
-	// mldat and mlcsv.
+	// mldat and mlcsv; also an input too large to index (more than
+	// math.MaxInt32 lines, or more than 4 GiB of distinct IDs).
 	ErrRange = errors.New("rating out of range")
 	// ErrDuplicate: a (user, item) pair rated twice when duplicates are not
 	// allowed.

@@ -112,5 +112,5 @@ func ExampleBuilder() {
 	// Output:
 	// user 0 rated item 2: 3.5
 	// user 1 rated item 2: 1
-	// 4 ratings, 120 bytes
+	// 4 ratings, 92 bytes
 }

@@ -196,8 +196,11 @@ type loader struct {
 
 	users, items *IDs
 	fixed        bool // users, items belong to a training set: look up only
-	coldUsers    map[string]struct{}
-	coldItems    map[string]struct{}
+	// userFind and itemFind are what IDs are looked up in: users and
+	// items, or for a test set their finders (IDs.finder).
+	userFind, itemFind *IDs
+	coldUsers          map[string]struct{}
+	coldItems          map[string]struct{}
 
 	// The ratings kept, as columns: user and item indices, values and
 	// line numbers. While vc is not nil, each of is holds the code of the
@@ -311,9 +314,11 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	}
 	if train != nil {
 		l.users, l.items, l.fixed = train.Users, train.Items, true
+		l.userFind, l.itemFind = train.Users.finder(), train.Items.finder()
 		l.coldUsers, l.coldItems = map[string]struct{}{}, map[string]struct{}{}
 	} else {
 		l.users, l.items = newIDs(), newIDs()
+		l.userFind, l.itemFind = l.users, l.items
 	}
 
 	// Every parser reads through a guard, which bounds the line length.
@@ -429,7 +434,9 @@ func (l *loader) scanLines(r io.Reader, bufSize int, lf *lineFormat) error {
 		}
 		switch kind {
 		case ratingLine:
-			keepRecord(l, line, user, item, v)
+			if err := keepRecord(l, line, user, item, v); err != nil {
+				return err
+			}
 		case zeroLine:
 			l.stats.Zeros++
 		}
@@ -575,8 +582,7 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 		l.stats.Zeros++
 		return nil
 	}
-	keepRecord(l, line, user, item, v)
-	return nil
+	return keepRecord(l, line, user, item, v)
 }
 
 // checkRecord checks one record, on line line, by the rules r and returns
@@ -618,10 +624,11 @@ func checkRecord[T ~string | ~[]byte](r *recordRules, line int, user, item, rati
 
 // keepRecord appends a checked record, of line line, with IDs user and
 // item and rating v: it gives new IDs indices or, for a test set, drops
-// the record as cold if an ID is unknown.
-func keepRecord[T ~string | ~[]byte](l *loader, line int, user, item T, v float64) {
-	u, uok := cacheFind(&l.userCache, l.users, user)
-	i, iok := cacheFind(&l.itemCache, l.items, item)
+// the record as cold if an ID is unknown. Its only error is too many
+// distinct IDs (see addID).
+func keepRecord[T ~string | ~[]byte](l *loader, line int, user, item T, v float64) error {
+	u, uok := cacheFind(&l.userCache, l.userFind, user)
+	i, iok := cacheFind(&l.itemCache, l.itemFind, item)
 	if l.fixed {
 		if !uok || !iok {
 			l.stats.Cold++
@@ -631,19 +638,25 @@ func keepRecord[T ~string | ~[]byte](l *loader, line int, user, item T, v float6
 			if !iok {
 				l.coldItems[string(item)] = struct{}{}
 			}
-			return
+			return nil
 		}
 	} else {
+		var err error
 		if !uok {
-			u = l.users.add(string(user))
+			if u, err = addID(l.users, user); err != nil {
+				return l.errAt(line, fmt.Errorf("user ID: %w", err))
+			}
 			cachePut(&l.userCache, user, u)
 		}
 		if !iok {
-			i = l.items.add(string(item))
+			if i, err = addID(l.items, item); err != nil {
+				return l.errAt(line, fmt.Errorf("item ID: %w", err))
+			}
 			cachePut(&l.itemCache, item, i)
 		}
 	}
 	l.appendRecord(line, u, i, v)
+	return nil
 }
 
 // appendRecord appends the rating v of user u for item i, read from line
@@ -715,6 +728,10 @@ func (l *loader) finish() (*Dataset, error) {
 				ErrNoRatings, st.Records, st.Zeros, st.Cold)
 		}
 		return nil, l.errAt(line, err)
+	}
+	if !l.fixed {
+		l.users.compact()
+		l.items.compact()
 	}
 	dup := l.dup
 	if dup == DuplicatesDefault {

@@ -91,11 +91,13 @@ func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 type Matrix struct {
 	rows, cols int
 
-	rowPtr []int // len rows+1; row i is rowIdx[rowPtr[i]:rowPtr[i+1]]
+	// The pointers are int32: a matrix holds at most math.MaxInt32
+	// ratings (Builder and the loaders refuse more).
+	rowPtr []int32 // len rows+1; row i is rowIdx[rowPtr[i]:rowPtr[i+1]]
 	rowIdx []int32
 	rowVal Values
 
-	colPtr []int // len cols+1; column j is colIdx[colPtr[j]:colPtr[j+1]]
+	colPtr []int32 // len cols+1; column j is colIdx[colPtr[j]:colPtr[j+1]]
 	colIdx []int32
 	colVal Values
 
@@ -354,7 +356,7 @@ func newBuilder(m, n, hint int) *Builder {
 	hint = min(hint, math.MaxInt32)
 	return &Builder{m: &Matrix{
 		rows: m, cols: n,
-		rowPtr: make([]int, m+1),
+		rowPtr: make([]int32, m+1),
 		rowIdx: make([]int32, 0, hint),
 		rowVal: Values{f32: make([]float32, 0, hint)},
 		min:    math.Inf(1),
@@ -425,14 +427,14 @@ func (b *Builder) matrix(colIdx []int32, colVal Values) *Matrix {
 	// each column comes out sorted by user.
 	n := mat.cols
 	nnz := len(mat.rowIdx)
-	mat.colPtr = make([]int, n+1)
+	mat.colPtr = make([]int32, n+1)
 	for _, j := range mat.rowIdx {
 		mat.colPtr[j+1]++
 	}
 	for j := 1; j <= n; j++ {
 		mat.colPtr[j] += mat.colPtr[j-1]
 	}
-	next := make([]int, n)
+	next := make([]int32, n)
 	copy(next, mat.colPtr[:n])
 	mat.colIdx, mat.colVal = colIdx, colVal
 	if mat.colIdx == nil {
@@ -510,7 +512,7 @@ func (m *Matrix) Rows() int { return m.rows }
 func (m *Matrix) MaxRowLen() int {
 	n := 0
 	for i := range m.rows {
-		n = max(n, m.rowPtr[i+1]-m.rowPtr[i])
+		n = max(n, int(m.rowPtr[i+1]-m.rowPtr[i]))
 	}
 	return n
 }
@@ -525,8 +527,8 @@ func (m *Matrix) Len() int { return len(m.rowIdx) }
 // Bytes returns the memory the matrix holds, in bytes: both views'
 // indices, values and row and column pointers.
 func (m *Matrix) Bytes() int {
-	const word = 8
-	b := 2*m.Len()*(4+m.rowVal.bytesPerValue()) + (m.rows+m.cols+2)*word
+	const word, pointer = 8, 4
+	b := 2*m.Len()*(4+m.rowVal.bytesPerValue()) + (m.rows+m.cols+2)*pointer
 	if m.rowVal.table != nil {
 		b += len(m.rowVal.table) * word // shared by both views
 	}
@@ -544,7 +546,7 @@ func (m *Matrix) Max() float64 { return m.max }
 // are empty if the user has no rating. Row panics if i is not in
 // [0, Rows()), like a slice index.
 func (m *Matrix) Row(i int) (items []int32, values Values) {
-	lo, hi := m.rowPtr[i], m.rowPtr[i+1]
+	lo, hi := int(m.rowPtr[i]), int(m.rowPtr[i+1])
 	return m.rowIdx[lo:hi:hi], m.rowVal.Slice(lo, hi)
 }
 
@@ -552,7 +554,7 @@ func (m *Matrix) Row(i int) (items []int32, values Values) {
 // matching values. Both alias the matrix and must not be modified. Col
 // panics if j is not in [0, Cols()), like a slice index.
 func (m *Matrix) Col(j int) (users []int32, values Values) {
-	lo, hi := m.colPtr[j], m.colPtr[j+1]
+	lo, hi := int(m.colPtr[j]), int(m.colPtr[j+1])
 	return m.colIdx[lo:hi:hi], m.colVal.Slice(lo, hi)
 }
 
@@ -575,7 +577,7 @@ func (m *Matrix) All() iter.Seq[Triple] {
 	return func(yield func(Triple) bool) {
 		for i := 0; i < m.rows; i++ {
 			for p := m.rowPtr[i]; p < m.rowPtr[i+1]; p++ {
-				if !yield(Triple{User: int32(i), Item: m.rowIdx[p], Value: m.rowVal.At(p)}) {
+				if !yield(Triple{User: int32(i), Item: m.rowIdx[p], Value: m.rowVal.At(int(p))}) {
 					return
 				}
 			}

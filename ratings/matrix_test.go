@@ -243,7 +243,7 @@ func TestIDs(t *testing.T) {
 func TestNumberedIDs(t *testing.T) {
 	x := NumberedIDs(3, 1)
 	if x.Len() != 3 || x.ID(0) != "1" || x.ID(2) != "3" {
-		t.Errorf("NumberedIDs(3, 1) = %v", x.ids)
+		t.Errorf("NumberedIDs(3, 1) = %v", x.list())
 	}
 	if i, ok := x.Index("2"); !ok || i != 1 {
 		t.Errorf(`Index("2") = %d, %v`, i, ok)
@@ -280,7 +280,7 @@ func TestValuesStorage(t *testing.T) {
 		if err := verifyMatrix(m); err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 		}
-		if got, want := m.Bytes(), tt.bytes*m.Len()+(m.Rows()+m.Cols()+2)*8; got != want {
+		if got, want := m.Bytes(), tt.bytes*m.Len()+(m.Rows()+m.Cols()+2)*4; got != want {
 			t.Errorf("%s: Bytes() = %d, want %d (%d per rating)", tt.name, got, want, tt.bytes)
 		}
 		// Every value read back is the value (or exact mean) given.
@@ -432,7 +432,7 @@ func TestLoadedValuesStorage(t *testing.T) {
 		if got := m.rowVal.table != nil && m.colVal.table == m.rowVal.table; got != tt.table {
 			t.Errorf("%s: coded values %v, want %v", tt.name, got, tt.table)
 		}
-		want := tt.bytes*m.Len() + (m.Rows()+m.Cols()+2)*8
+		want := tt.bytes*m.Len() + (m.Rows()+m.Cols()+2)*4
 		if tt.table {
 			want += 256 * 8
 		}

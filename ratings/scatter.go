@@ -50,8 +50,8 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 	lo, hi := rangeOf(table) // every value of table is some record's
 	return &Matrix{
 		rows: m, cols: n,
-		rowPtr: sc.rowPtr, rowIdx: rowIdx, rowVal: Values{codes: rowVal, table: values},
-		colPtr: sc.colPtr, colIdx: colIdx, colVal: Values{codes: colVal, table: values},
+		rowPtr: narrow(sc.rowPtr), rowIdx: rowIdx, rowVal: Values{codes: rowVal, table: values},
+		colPtr: narrow(sc.colPtr), colIdx: colIdx, colVal: Values{codes: colVal, table: values},
 		min: lo, max: hi,
 	}, true
 }
@@ -98,8 +98,8 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 	rowIdx, rowVal, colIdx, colVal := sc.views(is, vs)
 	return &Matrix{
 		rows: m, cols: n,
-		rowPtr: sc.rowPtr, rowIdx: rowIdx, rowVal: Values{f32: rowVal},
-		colPtr: sc.colPtr, colIdx: colIdx, colVal: Values{f32: colVal},
+		rowPtr: narrow(sc.rowPtr), rowIdx: rowIdx, rowVal: Values{f32: rowVal},
+		colPtr: narrow(sc.colPtr), colIdx: colIdx, colVal: Values{f32: colVal},
 		min: lo, max: hi,
 	}, true
 }
@@ -216,6 +216,17 @@ func rangeOf(vs []float64) (lo, hi float64) {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
 	}
 	return lo, hi
+}
+
+// narrow returns the pointers ptr as a Matrix keeps them, in half the
+// memory: every pointer is at most the number of ratings, which is at
+// most math.MaxInt32.
+func narrow(ptr []int) []int32 {
+	out := make([]int32, len(ptr))
+	for k, p := range ptr {
+		out[k] = int32(p)
+	}
+	return out
 }
 
 // sumCounts returns the pointers of buckets whose sizes are the sums of

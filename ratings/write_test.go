@@ -74,7 +74,7 @@ func TestWriteTSVRoundTrip(t *testing.T) {
 			}
 		}
 		m := back.Ratings
-		size := tt.bytes*m.Len() + (m.Rows()+m.Cols()+2)*8
+		size := tt.bytes*m.Len() + (m.Rows()+m.Cols()+2)*4
 		if tt.bytes == 10 {
 			size += 256 * 8 // the table
 		}

@@ -25,18 +25,21 @@
 // ziggurat (Marsaglia & Tsang 2000) rebuilt so that every step is exact:
 //
 //   - Regions. 254 horizontal strips with integer heights C = h_0 > h_1 ≥
-//     … ≥ h_254 ≥ 1; strip k spans y ∈ [0, x_k] and heights (h_k, h_{k−1}],
-//     where x_k = max{y : F(y) ≥ h_k} is decided in exact arithmetic
-//     (TestZigTable checks it). A base: the rectangle [0, x_N] × (0, h_N]
-//     (N = 254) and a tail envelope beyond x_N made of blocks b = 0, 1, …
-//     of 2^b·L integers starting at x_N + 1 + (2^b − 1)·L, of height
+//     … ≥ h_254 ≥ 1; strip k spans y ∈ [0, c_k] and heights (h_k, h_{k−1}],
+//     with c_1 ≤ c_2 ≤ … and, for each k, a sure bound s_k ≤ c_k such that
+//     F(s_k) ≥ h_k > F(c_k + 1); both inequalities are certified by a
+//     rigorous float64 bracket of F (fBounds, below), a few units either
+//     side of max{y : F(y) ≥ h_k}, and TestZigTable re-checks them in
+//     exact arithmetic. A base: the rectangle [0, c_N] × (0, h_N]
+//     (N = 254) and a tail envelope beyond c_N made of blocks b = 0, 1, …
+//     of 2^b·L integers starting at c_N + 1 + (2^b − 1)·L, of height
 //     h_N·4^{−b}; its area is Σ_b 2^b·L·h_N·4^{−b} = 2L·h_N. The strips
-//     and base cover the region under F: a column y ∈ (x_{k−1}, x_k] is
-//     covered up to h_{k−1} > F(x_{k−1} + 1) ≥ F(y). The envelope covers
-//     the tail because e's increments beyond x_N are at least 2m with
-//     m = min(x_N, slope), slope = a for Huber, 1 for Laplace, ∞ for the
+//     and base cover the region under F: a column y ∈ (c_{k−1}, c_k] is
+//     covered up to h_{k−1} > F(c_{k−1} + 1) ≥ F(y). The envelope covers
+//     the tail because e's increments beyond c_N are at least 2m with
+//     m = min(c_N, slope), slope = a for Huber, 1 for Laplace, ∞ for the
 //     Gaussian; with L = ⌈D/m⌉, block b starts where F is below
-//     F(x_N + 1)·e^{−2(2^b − 1)} ≤ h_N·4^{−b}.
+//     F(c_N + 1)·e^{−2(2^b − 1)} ≤ h_N·4^{−b}.
 //   - Choosing a region. The areas are integers; a padding region (always
 //     rejected; C is chosen to keep it below 0.1 % of the total) makes
 //     their sum a power of two, 2^(q+8), and an alias table (Walker 1977;
@@ -47,7 +50,7 @@
 //     tie).
 //   - A point in the region: y uniform in its columns (r.Uint64N), and a
 //     height t uniform in its range, accepted if t < F(y). When y ≤
-//     x_{k−1}, F(y) ≥ h_{k−1} ≥ t, so the point is accepted without
+//     s_{k−1}, F(y) ≥ h_{k−1} ≥ t, so the point is accepted without
 //     drawing t — about 98 % of draws end there, after two words. At a
 //     strip's edge, or in the tail, t < F(y) is the event U < p =
 //     (F(y) − lo)/(hi − lo) for U uniform on [0, 1): p is bracketed in

@@ -44,8 +44,9 @@ func zigCases() []zigCase {
 }
 
 // TestZigTable checks, in exact arithmetic, every property the
-// ziggurat's exactness rests on (see the package comment): each strip
-// edge x_k = max{y : F(y) ≥ h_k}, non-increasing heights under h_0 = C,
+// ziggurat's exactness rests on (see the package comment): each strip's
+// bounds F(s_k) ≥ h_k > F(c_k + 1), non-decreasing c_k, non-increasing
+// heights under h_0 = C,
 // the tail envelope's block length, and an alias table that picks every
 // region with probability exactly proportional to its area.
 func TestZigTable(t *testing.T) {

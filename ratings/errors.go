@@ -14,9 +14,12 @@ var (
 	ErrSyntax = errors.New("malformed line")
 	// ErrRange: a rating outside the declared range, or not a multiple
 	// of the format's step: an integer in ml100k, a multiple of 0.5 in
-	// mldat and mlcsv; also an input too large to index (more than
-	// math.MaxInt32 lines, or more than 4 GiB of distinct IDs).
+	// mldat and mlcsv.
 	ErrRange = errors.New("rating out of range")
+	// ErrTooLarge: an input too large to index: more than math.MaxInt32
+	// lines, more than math.MaxInt32 distinct IDs on one side, or more
+	// than 4 GiB of their text.
+	ErrTooLarge = errors.New("input too large")
 	// ErrDuplicate: a (user, item) pair rated twice when duplicates are not
 	// allowed.
 	ErrDuplicate = errors.New("duplicate rating")
@@ -29,7 +32,7 @@ var (
 // name given to Read (the path for Load); Line is the 1-based line number
 // of the offending line, or 0 when the error concerns the whole input (an
 // empty file). Err is the cause; it wraps one of ErrSyntax, ErrRange,
-// ErrDuplicate or ErrNoRatings, and for a CSV quoting error also the
+// ErrTooLarge, ErrDuplicate or ErrNoRatings, and for a CSV quoting error also the
 // *csv.ParseError.
 type ParseError struct {
 	File string

@@ -50,14 +50,14 @@ func NewIDs(ids []string) (*IDs, error) {
 	if len(ids) > math.MaxInt32 {
 		return nil, fmt.Errorf("ratings: %d IDs, more than %d", len(ids), math.MaxInt32)
 	}
-	size := 0
+	size := uint64(0)
 	for _, id := range ids {
-		size += len(id)
+		size += uint64(len(id))
 	}
 	if size > maxIDBuffer {
-		return nil, fmt.Errorf("ratings: %d bytes of IDs, more than %d", size, maxIDBuffer)
+		return nil, fmt.Errorf("ratings: %w: %d bytes of IDs, more than %d", ErrTooLarge, size, uint64(maxIDBuffer))
 	}
-	x := newIDsSized(len(ids), size)
+	x := newIDsSized(len(ids), int(size))
 	for _, id := range ids {
 		if _, ok := findID(x, id); ok {
 			return nil, fmt.Errorf("ratings: duplicate ID %q", id)
@@ -71,22 +71,42 @@ func NewIDs(ids []string) (*IDs, error) {
 
 // NumberedIDs returns the mapping of the decimal IDs first, first+1, …,
 // first+n−1 to the indices 0, …, n−1: the IDs of generated data, whose
-// rows and columns have no names of their own. n must be in
-// [0, math.MaxInt32].
+// rows and columns have no names of their own. n must be at least 0 and
+// the IDs' text at most 4 GiB (n up to about 4·10⁸ at first = 1); like
+// make with a negative or huge size, it panics otherwise. Its hash table
+// is built on the first call of Index.
 func NumberedIDs(n, first int) *IDs {
-	size := 0
-	for _, v := range []int{first, first + n - 1} {
-		size = max(size, len(strconv.Itoa(v)))
+	if n < 0 {
+		panic(fmt.Sprintf("ratings: NumberedIDs(%d, %d): negative count", n, first))
 	}
-	x := newIDsSized(n, n*size)
+	size := uint64(0)
 	var b []byte
-	for k := range n {
+	for k := 0; k < n; {
+		// The IDs from first+k to the next power of ten share a length.
 		b = strconv.AppendInt(b[:0], int64(first+k), 10)
-		if _, err := addID(x, b); err != nil {
-			panic(err) // n·size bytes fit: the decimals of int are at most 20 bytes
+		run := n - k
+		if v := first + k; v >= 0 {
+			next := 1
+			for next <= v && next <= math.MaxInt/10 {
+				next *= 10
+			}
+			if next > v {
+				run = min(run, next-v)
+			}
+		} else {
+			run = 1
 		}
+		size += uint64(run) * uint64(len(b))
+		k += run
 	}
-	x.slot = nil // Index builds it if it is ever called
+	if size > maxIDBuffer {
+		panic(fmt.Sprintf("ratings: NumberedIDs(%d, %d): %d bytes of IDs, more than %d", n, first, size, uint64(maxIDBuffer)))
+	}
+	x := &IDs{buf: make([]byte, 0, size), end: make([]uint32, 0, n), seed: maphash.MakeSeed()}
+	for k := range n {
+		x.buf = strconv.AppendInt(x.buf, int64(first+k), 10)
+		x.end = append(x.end, uint32(len(x.buf)))
+	}
 	return x
 }
 
@@ -164,10 +184,10 @@ func findID[T ~string | ~[]byte](x *IDs, id T) (int32, bool) {
 // than 4 GiB of their text.
 func addID[T ~string | ~[]byte](x *IDs, id T) (int32, error) {
 	if len(x.end) == math.MaxInt32 {
-		return 0, fmt.Errorf("%w: more than %d distinct IDs", ErrRange, math.MaxInt32)
+		return 0, fmt.Errorf("%w: more than %d distinct IDs", ErrTooLarge, math.MaxInt32)
 	}
-	if len(x.buf)+len(id) > maxIDBuffer {
-		return 0, fmt.Errorf("%w: more than %d bytes of distinct IDs", ErrRange, maxIDBuffer)
+	if uint64(len(x.buf))+uint64(len(id)) > maxIDBuffer {
+		return 0, fmt.Errorf("%w: more than %d bytes of distinct IDs", ErrTooLarge, uint64(maxIDBuffer))
 	}
 	i := int32(len(x.end))
 	x.buf = append(x.buf, id...)
@@ -218,6 +238,9 @@ func (x *IDs) id(i int) string {
 // Index returns the dense index of id and whether id is known. The first
 // call on a loaded IDs builds its hash table (Len()·16/3 bytes).
 func (x *IDs) Index(id string) (int, bool) {
+	if len(x.end) == 0 {
+		return 0, false // also the zero IDs, which has no seed
+	}
 	x.once.Do(func() {
 		if x.slot == nil {
 			x.rehash(tableSize(len(x.end)))

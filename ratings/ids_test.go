@@ -2,6 +2,7 @@ package ratings
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -105,8 +106,12 @@ func TestIDsRoundTrip(t *testing.T) {
 			}
 			checkRoundTrip(t, y, c.ids, c.absent) // Index builds the table
 			checkRoundTrip(t, y, before, nil)
-			if len(y.slot) != tableSize(len(c.ids)) {
-				t.Errorf("Index built %d slots for %d IDs, want %d", len(y.slot), len(c.ids), tableSize(len(c.ids)))
+			want := tableSize(len(c.ids))
+			if len(c.ids) == 0 {
+				want = 0 // Index answers an empty IDs without a table
+			}
+			if len(y.slot) != want {
+				t.Errorf("Index built %d slots for %d IDs, want %d", len(y.slot), len(c.ids), want)
 			}
 		})
 	}
@@ -256,4 +261,47 @@ func FuzzIDs(f *testing.F) {
 		y.compact()
 		checkRoundTrip(t, y, ids, absent)
 	})
+}
+
+// TestIDsZeroValue: the zero IDs is an empty mapping, as it was before
+// IDs had a hash table.
+func TestIDsZeroValue(t *testing.T) {
+	var x IDs
+	if i, ok := x.Index("a"); ok || i != 0 {
+		t.Errorf("zero IDs: Index(\"a\") = %d, %v, want 0, false", i, ok)
+	}
+	if x.Len() != 0 {
+		t.Errorf("zero IDs: Len() = %d", x.Len())
+	}
+}
+
+// TestNumberedIDsText checks NumberedIDs' exact text size, across powers
+// of ten and from negative numbers, against formatting each ID, and that
+// a count whose text passes 4 GiB panics before allocating it.
+func TestNumberedIDsText(t *testing.T) {
+	for _, c := range []struct{ n, first int }{
+		{0, 1}, {1, 0}, {9, 1}, {10, 1}, {11, 0}, {1000, 95}, {250, -120}, {3, math.MaxInt - 2}, {5, 999_999_998},
+	} {
+		x := NumberedIDs(c.n, c.first)
+		want := 0
+		for k := range c.n {
+			id := strconv.Itoa(c.first + k)
+			want += len(id)
+			if got := x.ID(k); got != id {
+				t.Fatalf("NumberedIDs(%d, %d).ID(%d) = %q, want %q", c.n, c.first, k, got, id)
+			}
+			if i, ok := x.Index(id); !ok || i != k {
+				t.Fatalf("NumberedIDs(%d, %d).Index(%q) = %d, %v", c.n, c.first, id, i, ok)
+			}
+		}
+		if len(x.buf) != want || cap(x.buf) != want {
+			t.Errorf("NumberedIDs(%d, %d): text %d bytes (capacity %d), want %d", c.n, c.first, len(x.buf), cap(x.buf), want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("NumberedIDs(5·10⁸, 1) did not panic (its text passes 4 GiB)")
+		}
+	}()
+	NumberedIDs(500_000_000, 1)
 }

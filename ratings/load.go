@@ -591,7 +591,7 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 func checkRecord[T ~string | ~[]byte](r *recordRules, line int, user, item, rating T) (v float64, keep bool, err error) {
 	if line > math.MaxInt32 {
 		// Also bounds the number of users and items, which index as int32.
-		return 0, false, r.errAt(line, fmt.Errorf("%w: more than %d lines", ErrRange, math.MaxInt32))
+		return 0, false, r.errAt(line, fmt.Errorf("%w: more than %d lines", ErrTooLarge, math.MaxInt32))
 	}
 	if err := checkID("user", user); err != nil {
 		return 0, false, r.errAt(line, err)

@@ -252,7 +252,8 @@ func (x *IDs) Index(id string) (int, bool) {
 
 // ID returns the external ID of index i. It panics if i is not in
 // [0, Len()), like a slice index. It does not allocate: the string
-// shares the IDs' memory.
+// shares the IDs' memory, so keeping it keeps all of the IDs' text (use
+// strings.Clone to keep one ID alone).
 func (x *IDs) ID(i int) string { return x.id(i) }
 
 // Len returns the number of IDs.

@@ -405,7 +405,7 @@ func TestFBounds(t *testing.T) {
 // TestTableFingerprints pins the bits of a few tables (and so the noise
 // drawn from given random words): the tables must not depend on the CPU
 // or the architecture (see elem.go). CI runs it with GODEBUG=cpu.fma=off
-// and GOARCH=386 too.
+// too; docs/development.md gives the check on GOARCH=386.
 func TestTableFingerprints(t *testing.T) {
 	for _, c := range []struct {
 		name  string

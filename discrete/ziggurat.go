@@ -328,12 +328,6 @@ func scaleFor(sf float64) (float64, int) {
 	return cf, p
 }
 
-// bigOfFloat returns the integer-valued float64 v as a big.Int.
-func bigOfFloat(v float64) *big.Int {
-	b, _ := big.NewFloat(v).Int(nil)
-	return b
-}
-
 // buildAlias fills the columns from the weights w (summing to 2^(q+8)) by
 // Vose's method in exact integer arithmetic: column j keeps item j below
 // its threshold and gives the rest of its 2^q to its alias, so item i is

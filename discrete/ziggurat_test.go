@@ -510,3 +510,9 @@ func TestU128Shifts(t *testing.T) {
 		}
 	}
 }
+
+// bigOfFloat returns the integer-valued float64 v as a big.Int.
+func bigOfFloat(v float64) *big.Int {
+	b, _ := big.NewFloat(v).Int(nil)
+	return b
+}

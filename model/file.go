@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/dpmc/dpmc/internal/atomicfile"
@@ -110,11 +111,9 @@ func (m *Model) sections() []section {
 	return s
 }
 
-// check reports the first inconsistency of m. If m has not been indexed
-// yet, the ID maps it builds become m's index.
+// check reports the first inconsistency of m. In Read it also builds m's
+// index of IDs (see checkIDs).
 func (m *Model) check() error {
-	var users map[string]int
-	var err error
 	switch m.Kind {
 	case UserLevel:
 		if m.Ridges == nil {
@@ -138,9 +137,6 @@ func (m *Model) check() error {
 		if len(m.U) != len(m.UserIDs)*m.Rank {
 			return fmt.Errorf("u has %d entries, want %d users × rank %d", len(m.U), len(m.UserIDs), m.Rank)
 		}
-		if users, err = checkIDs("user", m.UserIDs); err != nil {
-			return err
-		}
 	default:
 		return fmt.Errorf("kind %q, want %q or %q", m.Kind, UserLevel, Paper)
 	}
@@ -162,13 +158,9 @@ func (m *Model) check() error {
 	if len(m.ItemBias) != len(m.ItemIDs) || len(m.V) != len(m.ItemIDs)*m.Rank {
 		return fmt.Errorf("%d item biases and %d factor entries for %d items at rank %d", len(m.ItemBias), len(m.V), len(m.ItemIDs), m.Rank)
 	}
-	idx := m.itemsChecked
-	if idx == nil {
-		if idx, err = checkIDs("item", m.ItemIDs); err != nil {
-			return err
-		}
+	if err := m.checkIDs(); err != nil {
+		return err
 	}
-	m.once.Do(func() { m.itemIdx = idx; m.userIdx = users })
 	for _, s := range m.sections() {
 		if m.floatsChecked {
 			break
@@ -185,14 +177,55 @@ func (m *Model) check() error {
 	return nil
 }
 
-// checkIDs checks that ids are non-empty, newline-free and unique, and
-// returns their index.
-func checkIDs(what string, ids []string) (map[string]int, error) {
+// checkIDs checks that the item and user IDs are non-empty, free of line
+// breaks and unique. It builds m's index only when Read asks for it
+// (itemsChecked set): saving a model does not need one, and the maps of
+// a large model's IDs cost more memory than a sort. A model indexed
+// already is checked against its index, which allocates nothing.
+func (m *Model) checkIDs() error {
+	if err := idChars("item", m.ItemIDs); err != nil {
+		return err
+	}
+	if err := idChars("user", m.UserIDs); err != nil {
+		return err
+	}
+	switch {
+	case m.indexed.Load():
+		if err := inIndex("item", m.ItemIDs, m.itemIdx); err != nil {
+			return err
+		}
+		return inIndex("user", m.UserIDs, m.userIdx)
+	case m.itemsChecked != nil:
+		// Read: its index of the items, and the users' now.
+		users, err := indexIDs("user", m.UserIDs)
+		if err != nil {
+			return err
+		}
+		items := m.itemsChecked
+		m.once.Do(func() { m.itemIdx, m.userIdx = items, users; m.indexed.Store(true) })
+		return nil
+	}
+	if err := unique("item", m.ItemIDs); err != nil {
+		return err
+	}
+	return unique("user", m.UserIDs)
+}
+
+// idChars checks that every ID is non-empty and has no line break.
+func idChars(what string, ids []string) error {
+	for _, id := range ids {
+		if id == "" || strings.IndexByte(id, '\n') >= 0 || strings.IndexByte(id, '\r') >= 0 {
+			return fmt.Errorf("%s ID %q: want a non-empty ID without a line break", what, id)
+		}
+	}
+	return nil
+}
+
+// indexIDs returns the index of ids, or an error naming an ID that
+// appears twice.
+func indexIDs(what string, ids []string) (map[string]int, error) {
 	seen := make(map[string]int, len(ids))
 	for k, id := range ids {
-		if id == "" || strings.IndexByte(id, '\n') >= 0 || strings.IndexByte(id, '\r') >= 0 {
-			return nil, fmt.Errorf("%s ID %q: want a non-empty ID without a line break", what, id)
-		}
 		n := len(seen)
 		seen[id] = k // one map operation: the map is memory-bound
 		if len(seen) == n {
@@ -200,6 +233,42 @@ func checkIDs(what string, ids []string) (map[string]int, error) {
 		}
 	}
 	return seen, nil
+}
+
+// unique reports an ID that appears twice in ids, by sorting their
+// positions (4 bytes an ID, against a map's 50 or so).
+func unique(what string, ids []string) error {
+	if len(ids) > math.MaxInt32 {
+		return fmt.Errorf("%d %s IDs, want at most %d", len(ids), what, math.MaxInt32)
+	}
+	perm := make([]int32, len(ids))
+	for k := range perm {
+		perm[k] = int32(k)
+	}
+	slices.SortFunc(perm, func(a, b int32) int { return strings.Compare(ids[a], ids[b]) })
+	for k := 1; k < len(perm); k++ {
+		if ids[perm[k]] == ids[perm[k-1]] {
+			return fmt.Errorf("%s ID %q appears twice", what, ids[perm[k]])
+		}
+	}
+	return nil
+}
+
+// inIndex reports an ID of ids that idx does not map to its position:
+// an ID that appears twice, or one changed since idx was built.
+func inIndex(what string, ids []string, idx map[string]int) error {
+	if len(idx) != len(ids) {
+		return fmt.Errorf("%d %s IDs, but the model's index was built for %d", len(ids), what, len(idx))
+	}
+	for k, id := range ids {
+		if j, ok := idx[id]; !ok || j != k {
+			if j, ok := idx[id]; ok && ids[j] == id {
+				return fmt.Errorf("%s ID %q appears twice", what, id)
+			}
+			return fmt.Errorf("%s ID %q at position %d is not in the model's index: IDs changed after the model was used", what, id, k)
+		}
+	}
+	return nil
 }
 
 // firstNonFinite returns the index of the first NaN or infinity in x, or −1.
@@ -430,7 +499,7 @@ func read(r io.Reader, size int64) (*Model, error) {
 			done = make(chan error, 1)
 			go func() {
 				var err error
-				items, err = checkIDs("item", m.ItemIDs)
+				items, err = indexIDs("item", m.ItemIDs)
 				done <- err
 			}()
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dpmc/dpmc/internal/dense"
 	"github.com/dpmc/dpmc/metrics"
@@ -99,6 +100,8 @@ type Model struct {
 
 	once             sync.Once
 	itemIdx, userIdx map[string]int
+	// indexed is set once itemIdx and userIdx are built, for check.
+	indexed atomic.Bool
 	// itemsChecked is Read's index of ItemIDs, for check.
 	itemsChecked map[string]int
 	// floatsChecked says that Read has checked every array is finite.
@@ -129,6 +132,7 @@ func (m *Model) index() {
 		for i, id := range m.UserIDs {
 			m.userIdx[id] = i
 		}
+		m.indexed.Store(true)
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -456,5 +457,101 @@ func TestInconsistentContent(t *testing.T) {
 		if _, err := Read(bytes.NewReader(f), int64(len(f))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrCorrupt saying %q", c.name, err, c.want)
 		}
+	}
+}
+
+// paperModel returns a small paper model with the given IDs (rank 1).
+func paperModel(users, items []string) *Model {
+	return &Model{
+		Kind: Paper, Min: 1, Max: 5, Rank: 1,
+		ItemIDs: items, ItemBias: make([]float64, len(items)), V: make([]float64, len(items)),
+		UserIDs: users, U: make([]float64, len(users)),
+	}
+}
+
+// The ID checks of Write: unindexed models by sorting, indexed ones
+// against their index, without allocating; each bad list is refused with
+// the ID named.
+func TestCheckIDs(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		users, items []string
+		want         string // "" for no error
+	}{
+		{"fine", []string{"u1", "u2", "u3"}, []string{"a", "b"}, ""},
+		{"no IDs", nil, nil, ""},
+		{"duplicate user", []string{"u1", "u2", "u1"}, []string{"a", "b"}, `user ID "u1" appears twice`},
+		{"duplicate item", []string{"u1"}, []string{"b", "a", "b"}, `item ID "b" appears twice`},
+		{"empty user", []string{"u1", ""}, []string{"a"}, `user ID "": want a non-empty ID`},
+		{"item with a line break", []string{"u1"}, []string{"a\nb"}, `item ID "a\nb": want a non-empty ID without a line break`},
+	} {
+		err := paperModel(c.users, c.items).Write(io.Discard)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+
+	// Indexed, then changed.
+	for _, c := range []struct {
+		name   string
+		change func(m *Model)
+		want   string
+	}{
+		{"unchanged", func(*Model) {}, ""},
+		{"user made a duplicate", func(m *Model) { m.UserIDs[2] = "u1" }, `user ID "u1" appears twice`},
+		{"item renamed", func(m *Model) { m.ItemIDs[0] = "z" }, `item ID "z" at position 0 is not in the model's index`},
+		{"user added", func(m *Model) { m.UserIDs = append(m.UserIDs, "u4"); m.U = append(m.U, 0) }, "4 user IDs, but the model's index was built for 3"},
+	} {
+		m := paperModel([]string{"u1", "u2", "u3"}, []string{"a", "b"})
+		if i, ok := m.UserIndex("u2"); !ok || i != 1 {
+			t.Fatalf("%s: UserIndex(u2) = %d, %v", c.name, i, ok)
+		}
+		c.change(m)
+		err := m.Write(io.Discard)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("indexed, %s: %v, want %q", c.name, err, c.want)
+		}
+	}
+
+	// A read model is indexed by Read; checking its IDs again allocates
+	// nothing.
+	var buf bytes.Buffer
+	if err := paperModel([]string{"u1", "u2", "u3"}, []string{"a", "b"}).Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.indexed.Load() {
+		t.Fatal("Read did not index the model")
+	}
+	if n := testing.AllocsPerRun(10, func() {
+		if err := got.checkIDs(); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("checkIDs of an indexed model: %v allocations, want 0", n)
+	}
+	// An unindexed one stays unindexed: saving builds no maps.
+	m := paperModel([]string{"u1", "u2", "u3"}, []string{"a", "b"})
+	if err := m.Write(io.Discard); err != nil || m.indexed.Load() || m.userIdx != nil {
+		t.Errorf("Write of an unindexed model: %v, indexed %v", err, m.indexed.Load())
+	}
+}
+
+// A file whose user IDs repeat is corrupt, and Read says which ID.
+func TestReadDuplicateUser(t *testing.T) {
+	m := paperModel([]string{"u1", "u2"}, []string{"a"})
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	h := readHeader(t, b)
+	data := bytes.Replace(b[int(pad8(int64(16+binary.LittleEndian.Uint32(b[12:])))):], []byte("u1\nu2\n"), []byte("u2\nu2\n"), 1)
+	b = rebuild(t, h, data)
+	if _, err := Read(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), `user ID "u2" appears twice`) {
+		t.Errorf("Read: %v, want ErrCorrupt naming u2", err)
 	}
 }

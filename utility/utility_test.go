@@ -3,7 +3,9 @@ package utility
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,4 +75,48 @@ func tinySplit(t *testing.T) (tr, te *ratings.Dataset) {
 		t.Fatal(err)
 	}
 	return tr, te
+}
+
+// CheckDir writes only into a new or empty folder, one that holds dpmc
+// utility's results, or any folder when forced.
+func TestCheckDir(t *testing.T) {
+	ours, err := json.Marshal(&Result{Name: "x", Points: []Point{{Model: ModelMean}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		force bool
+		ok    bool
+	}{
+		{"absent", nil, false, true},
+		{"empty", map[string]string{}, false, true},
+		{"earlier results", map[string]string{"utility1.json": string(ours), "utility1.png": "png"}, false, true},
+		{"a foreign JSON of the same name", map[string]string{"utility1.json": `{"name": "mine", "points": [1], "extra": true}`}, false, false},
+		{"foreign files", map[string]string{"notes.txt": "mine"}, false, false},
+		{"foreign files, forced", map[string]string{"notes.txt": "mine"}, true, true},
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		if c.files != nil {
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, body := range c.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		err := CheckDir(dir, c.force)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: %v, want ok = %v", c.name, err, c.ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--force") {
+			t.Errorf("%s: %v does not say how to proceed", c.name, err)
+		}
+		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+			t.Errorf("%s: %s not a folder after CheckDir: %v", c.name, dir, serr)
+		}
+	}
 }

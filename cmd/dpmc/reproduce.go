@@ -39,7 +39,8 @@ Tables: 1 (privacy budgets), 3, 8, 9 (synthetic, rank 5, 10, 20), 6
 (MovieLens 100k), 7 (SweetRS), privacy (every mechanism at the same
 per-release ε, which the paper does not do). Tables 6 and 7 need the data
 sets under --data-dir (movielens-100k/u1.base, movielens-100k/u1.test,
-sweetrs/ratings-final.csv) and are skipped with a message without them.
+sweetrs/ratings-final.csv) and are skipped with a message without them;
+a --data-dir that is not a folder is refused.
 
 --quick runs every table with fewer iterations (a smoke test, under two
 minutes on two cores); its numbers are not comparable with the paper's and
@@ -72,7 +73,11 @@ accuracy experiments.`,
 			if trials < 1 {
 				return fmt.Errorf("--trials %d: want ≥ 1", trials)
 			}
-			if !cmd.Flags().Changed("data-dir") {
+			if cmd.Flags().Changed("data-dir") {
+				if st, err := os.Stat(dataDir); err != nil || !st.IsDir() {
+					return fmt.Errorf("--data-dir %s: not a folder (it should hold movielens-100k/ and sweetrs/)", dataDir)
+				}
+			} else {
 				dataDir = defaultDataDirs[0]
 				for _, d := range defaultDataDirs {
 					if st, err := os.Stat(d); err == nil && st.IsDir() {

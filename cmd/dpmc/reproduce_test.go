@@ -119,10 +119,29 @@ func TestReproduceRefusesToClobber(t *testing.T) {
 	}
 }
 
+// A --data-dir that is not a folder is a mistake, refused before any
+// work; a folder without the data sets makes the tables that need them
+// skipped, each with its reason.
+func TestReproduceMissingDataDir(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r")
+	_, stderr, code := dpmc(t, "reproduce", "--quick", "--table", "1", "--out", out, "--data-dir", filepath.Join(dir, "typo"))
+	if code == 0 || !strings.Contains(stderr, "--data-dir") {
+		t.Errorf("exit %d, stderr %q: want a refusal naming --data-dir", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("wrote %s", out)
+	}
+}
+
 func TestReproduceSkipsMissingData(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r")
-	_, stderr, code := dpmc(t, "reproduce", "--quick", "--table", "6,7", "--out", out, "--data-dir", filepath.Join(dir, "nodata"))
+	nodata := filepath.Join(dir, "nodata") // a folder without the data sets
+	if err := os.Mkdir(nodata, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := dpmc(t, "reproduce", "--quick", "--table", "6,7", "--out", out, "--data-dir", nodata)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -144,7 +163,7 @@ func TestReproduceOtherOutWritesNoReport(t *testing.T) {
 	if _, err := os.Stat("REPRODUCTION.md"); err == nil {
 		t.Fatal("REPRODUCTION.md exists in the test's folder before the run")
 	}
-	stdout, stderr, code := dpmc(t, "reproduce", "--table", "1,6", "--out", out, "--data-dir", filepath.Join(out, "nonexistent"))
+	stdout, stderr, code := dpmc(t, "reproduce", "--table", "1,6", "--out", out, "--data-dir", t.TempDir())
 	if code != 0 {
 		t.Fatal(stderr)
 	}

@@ -48,15 +48,15 @@ report --report.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runUtility(cmd, &fl) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.dataDir, "data-dir", "", "folder holding movielens-100k/ (default ./data, else ../shared/data)")
-	f.StringVar(&fl.out, "out", "results/utility", "folder for the JSON and plots")
+	f.StringVar(&fl.dataDir, "data-dir", "", "folder holding movielens-100k/ (default ./data, else ../shared/data; without either, MovieLens 100k is skipped)")
+	f.StringVar(&fl.out, "out", "results/utility", "folder for the JSON and plots; created if absent, and if not empty it must hold earlier results of dpmc utility (or pass --force)")
 	f.StringVar(&fl.report, "report", "PRIVACY-UTILITY.md", "the Markdown report to write")
 	f.IntVar(&fl.runs, "runs", 5, "unseeded runs per private point (≥ 2)")
 	f.IntVar(&fl.users, "users", 6040, "users of the synthetic data set")
 	f.Var(&fl.epsilons, "epsilons", "total ε values, comma-separated")
 	f.Float64Var(&fl.delta, "delta", 1e-6, "total δ")
-	f.BoolVar(&fl.quick, "quick", false, "a smoke test: 2 runs, ε 1 and 10, 600 synthetic users, into results-quick-utility/ (plots, JSON and the report)")
-	f.BoolVar(&fl.force, "force", false, "overwrite a --report file that dpmc did not write")
+	f.BoolVar(&fl.quick, "quick", false, "a smoke test: unless given, 2 runs, ε 1 and 10, 600 synthetic users, into results-quick-utility/ (plots, JSON and the report)")
+	f.BoolVar(&fl.force, "force", false, "write into a non-empty --out without earlier results of dpmc utility, and overwrite a --report file that dpmc did not write")
 	f.BoolVar(&fl.ablation, "ablation", false, "instead, vary each choice of the default rule on its own (seeded, paired runs: experiments, not releases) and write --out/ablation.md")
 	return cmd
 }
@@ -66,8 +66,18 @@ const utilityMarker = "# Privacy–utility of dpmc's user-level private models"
 func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 	stderr := cmd.ErrOrStderr()
 	if fl.quick {
-		fl.runs, fl.epsilons, fl.users = 2, epsilonList{1, 10}, 600
-		if !cmd.Flags().Changed("out") {
+		// The smoke test's sizes, unless given.
+		changed := cmd.Flags().Changed
+		if !changed("runs") {
+			fl.runs = 2
+		}
+		if !changed("epsilons") {
+			fl.epsilons = epsilonList{1, 10}
+		}
+		if !changed("users") {
+			fl.users = 600
+		}
+		if !changed("out") {
 			fl.out = "results-quick-utility"
 		}
 		if !cmd.Flags().Changed("report") {
@@ -92,15 +102,19 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 	if old, err := os.ReadFile(fl.report); err == nil && !bytes.HasPrefix(old, []byte(utilityMarker)) && !fl.force {
 		return fmt.Errorf("utility: --report %s exists and was not written by dpmc utility; use --force to overwrite", fl.report)
 	}
-	if err := os.MkdirAll(fl.out, 0o755); err != nil {
-		return fmt.Errorf("utility: --out: %w", err)
+	dir := utilityDataDir(fl.dataDir)
+	if fl.dataDir != "" && dir == "" {
+		return fmt.Errorf("utility: --data-dir %s: no movielens-100k/u1.base there", fl.dataDir)
+	}
+	if err := utility.CheckDir(fl.out, fl.force); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(fl.report), 0o755); err != nil {
 		return fmt.Errorf("utility: --report: %w", err)
 	}
 	progress := func(s string) { fmt.Fprintln(stderr, "dpmc: utility:", s) }
 	var configs []utility.Config
-	if dir := utilityDataDir(fl.dataDir); dir != "" {
+	if dir != "" {
 		tr, te, err := ratings.LoadPair(filepath.Join(dir, "u1.base"), filepath.Join(dir, "u1.test"), ratings.Options{})
 		if err != nil {
 			return fmt.Errorf("utility: %w", err)

@@ -1,0 +1,53 @@
+package utility
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// CheckDir makes sure dir can take dpmc utility's files (utilityN.json,
+// .png, .svg and ablation.md), before any long work: it is created if
+// absent; if it exists and holds files, at least one must be a result
+// JSON that dpmc utility wrote (a utilityN.json that decodes as a Result
+// with no unknown field, a name and points), so that a folder of the
+// user's own is never written into unless force is set. The error names
+// the folder and says how to proceed.
+func CheckDir(dir string, force bool) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("utility: --out: %w", err)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("utility: --out: %w", err)
+	}
+	if len(entries) == 0 || force {
+		return nil
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "utility") && strings.HasSuffix(e.Name(), ".json") && isResult(filepath.Join(dir, e.Name())) {
+			return nil
+		}
+	}
+	return fmt.Errorf("utility: --out %s is not empty and holds no results of dpmc utility; choose another --out or pass --force to write into it", dir)
+}
+
+// isResult reports whether the file at path is a Result as dpmc utility
+// writes it.
+func isResult(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	var r Result
+	return d.Decode(&r) == nil && r.Name != "" && len(r.Points) > 0
+}

@@ -129,10 +129,10 @@ func (m *Model) PredictPairs(ctx context.Context, pairs []Pair, o PredictOptions
 				if m.Kind == UserLevel {
 					why = "no ratings in the history (a user-level model holds no users: give the user's ratings with a history)"
 				}
-				return nil, st, fmt.Errorf("model: %s:%d: unknown user %s: %s", o.Name, p.Line, p.User, why)
+				return nil, st, fmt.Errorf("model: %s:%d: unknown user %q: %s", o.Name, p.Line, p.User, why)
 			}
 			if !okItem {
-				return nil, st, fmt.Errorf("model: %s:%d: unknown item %s: not in the model", o.Name, p.Line, p.Item)
+				return nil, st, fmt.Errorf("model: %s:%d: unknown item %q: not in the model", o.Name, p.Line, p.Item)
 			}
 		}
 		switch {

@@ -644,6 +644,9 @@ func checkRecord[T ~string | ~[]byte](r *recordRules, line int, user, item, rati
 		if r.format == FormatMLDat && !r.ranged && v == 0.5 {
 			hint = " (MovieLens 10M rates 0.5–5: set Min 0.5; dpmc: --rating-range 0.5,5)"
 		}
+		if r.format.generic() && v == 0 && r.min > 0 {
+			hint = " (SweetRS writes 0 for not rated: read its ratings-final.csv as format sweetrs, without columns; dpmc: --format sweetrs)"
+		}
 		return 0, false, r.errAt(line, fmt.Errorf("%w: rating %v outside [%v, %v]%s", ErrRange, v, r.min, r.max, hint))
 	}
 	if r.step != 0 && v/r.step != math.Trunc(v/r.step) {

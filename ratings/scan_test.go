@@ -46,7 +46,7 @@ func TestScan(t *testing.T) {
 			[]Record{{"1", "2", 3, 1}, {"1", "2", 4, 2}}, FormatCSV, DuplicatesError, ""},
 		{"rating out of range", "1,2,9\n", Options{}, nil, 0, 0, "x.csv:1: rating out of range: rating 9 outside [1, 5]"},
 		{"declared range", "1,2,9\n", Options{Min: 0, Max: 10}, []Record{{"1", "2", 9, 1}}, FormatCSV, DuplicatesError, ""},
-		{"rating zero", "1,2,0\n", Options{}, nil, 0, 0, "rating 0 outside [1, 5]"},
+		{"rating zero", "1,2,0\n", Options{}, nil, 0, 0, "rating 0 outside [1, 5] (SweetRS writes 0 for not rated: read its ratings-final.csv as format sweetrs"},
 		{"mixed", "1,2,3\n1,3\n", Options{}, nil, 0, 0, "x.csv:2: malformed line: a record with no rating, but the record on line 1 has a rating"},
 		{"header only", "user,item,rating\n", Options{}, nil, 0, 0, "x.csv:1: no ratings: a header but no rating lines"},
 		{"empty", "", Options{}, nil, 0, 0, "no ratings: empty file"},

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"os"
@@ -47,14 +48,12 @@ type PairsInfo struct {
 // every 1024 lines. Errors name the file and line.
 func ReadPairs(ctx context.Context, r io.Reader, name string, opts ratings.Options) ([]Pair, PairsInfo, error) {
 	var out []Pair
-	seen := make(map[[2]string]int) // index in out
-	count := map[int]int{}          // index in out → records of a repeated pair
-	dupAt, dupOf := 0, -1           // the first line repeating a pair, and the pair
+	seen := pairSet{seed: maphash.MakeSeed(), first: make(map[uint64]int)}
+	count := map[int]int{} // index in out → records of a repeated pair
+	dupAt, dupOf := 0, -1  // the first line repeating a pair, and the pair
 	si, err := ratings.Scan(ctx, r, name, opts, func(rec ratings.Record) error {
-		k := [2]string{rec.User, rec.Item}
-		at, dup := seen[k]
+		at, dup := seen.add(out, rec.User, rec.Item, len(out))
 		if !dup {
-			seen[k] = len(out)
 			out = append(out, Pair{User: rec.User, Item: rec.Item, Rating: rec.Rating, Line: rec.Line})
 			return nil
 		}
@@ -86,6 +85,43 @@ func ReadPairs(ctx context.Context, r io.Reader, name string, opts ratings.Optio
 		out[k].Rating /= float64(n)
 	}
 	return out, info, nil
+}
+
+// pairSet finds repeated (user, item) pairs: by a 64-bit hash of the
+// pair, with the pairs whose hash an earlier different pair has (rare)
+// kept by value.
+type pairSet struct {
+	seed    maphash.Seed
+	first   map[uint64]int    // hash → index of the first pair with it
+	collide map[[2]string]int // pairs whose hash an earlier pair has
+}
+
+// add returns the index of the earlier pair (user, item) in out and true,
+// or records it as index k and returns false.
+func (s *pairSet) add(out []Pair, user, item string, k int) (int, bool) {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	h.WriteString(user)
+	h.WriteByte(0)
+	h.WriteString(item)
+	key := h.Sum64()
+	at, ok := s.first[key]
+	switch {
+	case !ok:
+		s.first[key] = k
+		return 0, false
+	case out[at].User == user && out[at].Item == item:
+		return at, true
+	}
+	pair := [2]string{user, item}
+	if at, ok := s.collide[pair]; ok {
+		return at, true
+	}
+	if s.collide == nil {
+		s.collide = make(map[[2]string]int)
+	}
+	s.collide[pair] = k
+	return 0, false
 }
 
 // Histories are users' own ratings, grouped by user.

@@ -3,6 +3,7 @@ package model
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"math"
 	"strings"
 	"testing"
@@ -97,5 +98,24 @@ func TestPredictAllUnknown(t *testing.T) {
 	}
 	if _, _, err := m.PredictPairs(context.Background(), []Pair{{User: "x", Item: "y", Line: 1}, {User: "x", Item: "a", Line: 2}}, o); err != nil {
 		t.Errorf("one known item: %v", err)
+	}
+}
+
+// pairSet tells different pairs with the same hash apart.
+func TestPairSetCollision(t *testing.T) {
+	s := pairSet{seed: maphash.MakeSeed(), first: map[uint64]int{}}
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	h.WriteString("a")
+	h.WriteByte(0)
+	h.WriteString("b")
+	out := []Pair{{User: "x", Item: "y"}}
+	s.first[h.Sum64()] = 0 // ("x", "y") holds the hash of ("a", "b")
+	if _, dup := s.add(out, "a", "b", 1); dup {
+		t.Fatal(`("a", "b") taken for ("x", "y")`)
+	}
+	out = append(out, Pair{User: "a", Item: "b"})
+	if at, dup := s.add(out, "a", "b", 2); !dup || at != 1 {
+		t.Fatalf(`("a", "b") again: %d, %v; want 1, true`, at, dup)
 	}
 }

@@ -299,6 +299,8 @@ func fieldsError[T ~string | ~[]byte](n int, field func(int) T, cols columns) er
 	switch {
 	case n == cols.n, cols.bare && n == 2:
 		return nil
+	case cols.bare && n < 2:
+		return fmt.Errorf("%w: %d field, want user,item or user,item,rating (fields are separated by commas or tabs)", ErrSyntax, n)
 	case n < cols.n:
 		hint := ""
 		for k := range n {

@@ -24,6 +24,19 @@
 //	j, _ := m.Item("172")
 //	x := m.Clip(m.Predict(u, j))     // μ + b_j + b_u + uᵀv_j, clipped
 //
+// # Pairs files
+//
+// LoadPairs and LoadHistories read files of (user, item) pairs and users'
+// own ratings through package ratings (ratings.Scan): exactly as dpmc train
+// reads its data, in any of its formats, plus lists of pairs without
+// ratings. Give them the model's rating range (Min, Max in
+// ratings.Options) so that a rating outside it is refused. A pair listed
+// twice is an error naming both lines unless the format averages repeated
+// pairs (SweetRS). PredictPairs scores pairs; EvaluatePairs measures rated
+// ones, its ranking metrics computed as dpmc train computes them for its
+// test set when the histories are the training file. All three take a
+// context and stop soon after it is done.
+//
 // Load returns errors wrapping ErrVersion (another format version, e.g.
 // the JSON files of older dpmc versions) or ErrCorrupt (truncated,
 // trailing bytes, checksum mismatch, inconsistent content).

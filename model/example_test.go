@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/ratings"
@@ -72,4 +73,41 @@ func Example_recommend() {
 	// 140 4.040
 	// 230 4.015
 	// excluded: 4
+}
+
+// Predict a file of (user, item) pairs with a user-level model: the
+// users' histories and the pairs are read as dpmc train reads ratings
+// (here csv with quoted IDs), with the model's rating range; each user is
+// folded in from the user's history.
+func Example_predictPairs() {
+	m, err := model.Load("testdata/small.dpmc")
+	if err != nil {
+		panic(err)
+	}
+	ctx := context.Background()
+	opts := ratings.Options{Min: m.Min, Max: m.Max}
+	hist, _, err := model.ReadPairs(ctx, strings.NewReader("user,item,rating\n\"me\",\"1\",5\n\"me\",\"2\",4\n\"you\",\"3\",1\n"), "history.csv", opts)
+	if err != nil {
+		panic(err)
+	}
+	h, err := model.GroupHistories(hist, "history.csv")
+	if err != nil {
+		panic(err)
+	}
+	pairs, _, err := model.ReadPairs(ctx, strings.NewReader("\"me\",\"10\"\n\"you\",\"10\"\n"), "pairs.csv", opts)
+	if err != nil {
+		panic(err)
+	}
+	preds, st, err := m.PredictPairs(ctx, pairs, model.PredictOptions{Clip: true, Histories: h, Name: "pairs.csv"})
+	if err != nil {
+		panic(err)
+	}
+	for _, p := range preds {
+		fmt.Printf("%s %s %.3f\n", p.User, p.Item, p.Score)
+	}
+	fmt.Println("folded in:", st.FoldedIn)
+	// Output:
+	// me 10 3.961
+	// you 10 3.242
+	// folded in: 2
 }

@@ -2,9 +2,12 @@ package model
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/dpmc/dpmc/ratings"
 )
 
 // FuzzLoad reads arbitrary bytes as a model file: it must never panic,
@@ -44,29 +47,36 @@ func FuzzLoad(f *testing.F) {
 	})
 }
 
-// FuzzReadPairs parses arbitrary text as a pairs file with a rating
-// column: no panic, and every pair it accepts has non-empty IDs and a
-// finite rating.
+// FuzzReadPairs parses arbitrary text as a pairs file: no panic, and
+// every pair it accepts has non-empty IDs, occurs once, and has a rating
+// in the declared range [1, 5] or, in a file without ratings, none.
 func FuzzReadPairs(f *testing.F) {
-	for _, s := range []string{"user\titem\trating\n1\t2\t4\n", "1,2,3.5\n# c\n\n3 4 5\n", "a,b\n", "1\t2\tNaN\n", "1,2,0x1p2\n", "\x00", "u,i,4e0\r\n"} {
-		f.Add(s)
+	for _, s := range []string{"user\titem\trating\n1\t2\t4\n", "1,2,3.5\n\n3,4,5\n", "a,b\n", "1\t2\tNaN\n", "1,2,0x1p2\n", "\x00", "u,i,4e0\r\n",
+		`"product","user","value"` + "\n\"1\",\"10\",5\n\"1\",\"10\",4\n", "\"1\",\"10\",5\n", "1,2\n1,2\n", "1,2,3\n1,2,4\n", "1,2,9\n"} {
+		f.Add(s, "")
+		f.Add(s, "item,user,rating")
 	}
-	c, err := ParseColumns("user,item,rating")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		ps, err := ReadPairs(strings.NewReader(s), "f", c)
+	f.Fuzz(func(t *testing.T, s, columns string) {
+		ps, info, err := ReadPairs(context.Background(), strings.NewReader(s), "f", ratings.Options{Columns: columns})
 		if err != nil {
+			if !strings.HasPrefix(err.Error(), "model: ") {
+				t.Fatalf("error without prefix: %v", err)
+			}
 			return
 		}
-		for _, p := range ps {
-			if p.User == "" || p.Item == "" || math.IsNaN(p.Rating) || math.IsInf(p.Rating, 0) {
-				t.Fatalf("accepted %+v", p)
-			}
+		if len(ps) == 0 {
+			t.Fatal("no pairs and no error")
 		}
-		if _, err := Histories(ps, "f"); err != nil && !strings.Contains(err.Error(), "already on line") {
-			t.Fatalf("Histories: %v", err)
+		seen := map[[2]string]bool{}
+		for _, p := range ps {
+			k := [2]string{p.User, p.Item}
+			if p.User == "" || p.Item == "" || seen[k] || info.Rated == math.IsNaN(p.Rating) || info.Rated && !(p.Rating >= 1 && p.Rating <= 5) {
+				t.Fatalf("accepted %+v (info %+v)", p, info)
+			}
+			seen[k] = true
+		}
+		if _, err := GroupHistories(ps, "f"); (err == nil) != info.Rated {
+			t.Fatalf("GroupHistories: %v, rated %v", err, info.Rated)
 		}
 	})
 }

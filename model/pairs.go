@@ -1,198 +1,183 @@
 package model
 
 import (
-	"bufio"
-	"errors"
+	"context"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"os"
 	"strconv"
-	"strings"
+
+	"github.com/dpmc/dpmc/ratings"
 )
 
-// Pair is one line of a pairs file: a user ID, an item ID and, if the
-// file has a rating column, the rating.
+// Pair is one record of a pairs file: a user ID, an item ID and, if the
+// file has ratings, the rating.
 type Pair struct {
 	User, Item string
-	Rating     float64
-	// Line is the pair's 1-based line number in its file.
+	// Rating is the rating in rating units, NaN if the file has none.
+	Rating float64
+	// Line is the pair's 1-based line number in its file (of its first
+	// occurrence, if repeated pairs were averaged).
 	Line int
 }
 
-// Columns says which fields of a pairs file hold what.
-type Columns struct {
-	// User and Item are the 0-based fields of the user and item IDs,
-	// Rating that of the rating (−1: none); N is the field count every
-	// line must have.
-	User, Item, Rating, N int
+// PairsInfo says how ReadPairs read a pairs file: as package ratings
+// scanned it, and how many repeated pairs it averaged.
+type PairsInfo struct {
+	ratings.ScanInfo
+	// Averaged is the number of (user, item) pairs that occurred on more
+	// than one line and were kept once with their mean rating (SweetRS,
+	// or opts.Duplicates DuplicatesAverage); Merged the records folded
+	// away by that.
+	Averaged, Merged int
 }
 
-// HasRating reports whether the columns include a rating.
-func (c Columns) HasRating() bool { return c.Rating >= 0 }
-
-// ParseColumns parses a column list such as "user,item",
-// "user,item,rating" or "item,_,user" ("_" ignores a field): user and item
-// exactly once, rating at most once. The empty string means "user,item".
-func ParseColumns(s string) (Columns, error) {
-	if s == "" {
-		s = "user,item"
-	}
-	c := Columns{User: -1, Item: -1, Rating: -1}
-	names := strings.Split(s, ",")
-	c.N = len(names)
-	for k, n := range names {
-		var dst *int
-		switch strings.TrimSpace(n) {
-		case "user":
-			dst = &c.User
-		case "item":
-			dst = &c.Item
-		case "rating":
-			dst = &c.Rating
-		case "_":
-			continue
-		default:
-			return c, fmt.Errorf("model: columns %q: unknown column %q (want user, item, rating or _)", s, n)
-		}
-		if *dst >= 0 {
-			return c, fmt.Errorf("model: columns %q: %s twice", s, n)
-		}
-		*dst = k
-	}
-	if c.User < 0 || c.Item < 0 {
-		return c, fmt.Errorf("model: columns %q: need both user and item", s)
-	}
-	return c, nil
-}
-
-// maxLine bounds one line of a pairs file.
-const maxLine = 1 << 20
-
-// ReadPairs reads one pair per line from r (named name in errors): fields
-// separated by a tab if the line has one, else by commas if it has one,
-// else by spaces. Blank lines and lines starting with # are skipped, and
-// so is a first line whose fields are the column names (a header). Every
-// line must have exactly c.N fields; a rating must be a finite decimal
-// number. Errors name the file and line.
-func ReadPairs(r io.Reader, name string, c Columns) ([]Pair, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+// ReadPairs reads a pairs file from r, named name in errors: a ratings
+// file of any format that dpmc train reads, parsed by package ratings
+// exactly as train parses it (ratings.Scan: the same format detection,
+// csv quoting, header rule, opts.Columns, rating syntax and range
+// opts.Min, opts.Max), or a list of (user, item) pairs without ratings
+// (opts.Columns without "rating", or csv/tsv lines of two fields). A
+// (user, item) pair occurring twice is an error naming both lines and
+// the IDs, before anything is returned, unless the format averages
+// repeated pairs (SweetRS, or opts.Duplicates): then it is kept once,
+// at its first line, with its mean rating. A file without a pair is an
+// error (wrapping ratings.ErrNoRatings); so is a cancelled ctx, looked at
+// every 1024 lines. Errors name the file and line.
+func ReadPairs(ctx context.Context, r io.Reader, name string, opts ratings.Options) ([]Pair, PairsInfo, error) {
 	var out []Pair
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		if strings.IndexByte(text, 0) >= 0 {
-			return nil, fmt.Errorf("model: %s:%d: NUL byte (not a text file?)", name, line)
+	seen := pairSet{seed: maphash.MakeSeed(), first: make(map[uint64]int)}
+	count := map[int]int{} // index in out → records of a repeated pair
+	dupAt, dupOf := 0, -1  // the first line repeating a pair, and the pair
+	si, err := ratings.Scan(ctx, r, name, opts, func(rec ratings.Record) error {
+		at, dup := seen.add(out, rec.User, rec.Item, len(out))
+		if !dup {
+			out = append(out, Pair{User: rec.User, Item: rec.Item, Rating: rec.Rating, Line: rec.Line})
+			return nil
 		}
-		t := strings.TrimSpace(text)
-		if t == "" || t[0] == '#' {
-			continue
+		if math.IsNaN(rec.Rating) {
+			return fmt.Errorf("%s:%d: user %s, item %s already listed on line %d", name, rec.Line, strconv.Quote(rec.User), strconv.Quote(rec.Item), out[at].Line)
 		}
-		var f []string
-		switch {
-		case strings.IndexByte(t, '\t') >= 0:
-			f = strings.Split(t, "\t")
-		case strings.IndexByte(t, ',') >= 0:
-			f = strings.Split(t, ",")
-		default:
-			f = strings.Fields(t)
+		if dupOf < 0 {
+			dupAt, dupOf = rec.Line, at
 		}
-		for k := range f {
-			f[k] = strings.TrimSpace(f[k])
+		if count[at] == 0 {
+			count[at] = 1
 		}
-		if len(f) != c.N {
-			return nil, fmt.Errorf("model: %s:%d: %d fields, want %d (set the columns, e.g. user,item,rating or user,item,_)", name, line, len(f), c.N)
-		}
-		if len(out) == 0 && isHeader(f, c) {
-			continue
-		}
-		p := Pair{User: f[c.User], Item: f[c.Item], Line: line, Rating: math.NaN()}
-		if p.User == "" || p.Item == "" {
-			return nil, fmt.Errorf("model: %s:%d: empty user or item ID", name, line)
-		}
-		if c.Rating >= 0 {
-			x, err := parseRating(f[c.Rating])
-			if err != nil {
-				return nil, fmt.Errorf("model: %s:%d: rating %q: %w", name, line, f[c.Rating], err)
-			}
-			p.Rating = x
-		}
-		out = append(out, p)
+		count[at]++
+		out[at].Rating += rec.Rating
+		return nil
+	})
+	if err != nil {
+		return nil, PairsInfo{}, fmt.Errorf("model: %w", err)
 	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("model: %s:%d: line longer than %d bytes", name, line+1, maxLine)
-		}
-		return nil, fmt.Errorf("model: %s: %w", name, err)
+	info := PairsInfo{ScanInfo: si}
+	if dupOf >= 0 && si.Duplicates != ratings.DuplicatesAverage {
+		p := out[dupOf]
+		return nil, info, fmt.Errorf("model: %s:%d: %w: user %s, item %s already rated on line %d",
+			name, dupAt, ratings.ErrDuplicate, strconv.Quote(p.User), strconv.Quote(p.Item), p.Line)
 	}
-	return out, nil
+	for k, n := range count {
+		info.Averaged++
+		info.Merged += n - 1
+		out[k].Rating /= float64(n)
+	}
+	return out, info, nil
 }
 
-// isHeader reports whether fields name the columns (user, item, rating).
-func isHeader(f []string, c Columns) bool {
-	if !strings.EqualFold(f[c.User], "user") && !strings.EqualFold(f[c.User], "user_id") && !strings.EqualFold(f[c.User], "userId") {
-		return false
-	}
-	return strings.HasPrefix(strings.ToLower(f[c.Item]), "item") || strings.HasPrefix(strings.ToLower(f[c.Item]), "movie")
+// pairSet finds repeated (user, item) pairs: by a 64-bit hash of the
+// pair, with the pairs whose hash an earlier different pair has (rare)
+// kept by value.
+type pairSet struct {
+	seed    maphash.Seed
+	first   map[uint64]int    // hash → index of the first pair with it
+	collide map[[2]string]int // pairs whose hash an earlier pair has
 }
 
-// parseRating parses a finite decimal number ("4", "3.5", "4e0").
-func parseRating(s string) (float64, error) {
-	for _, ch := range s {
-		if !strings.ContainsRune("0123456789+-.eE", ch) {
-			return 0, errors.New("want a decimal number")
-		}
+// add returns the index of the earlier pair (user, item) in out and true,
+// or records it as index k and returns false.
+func (s *pairSet) add(out []Pair, user, item string, k int) (int, bool) {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	h.WriteString(user)
+	h.WriteByte(0)
+	h.WriteString(item)
+	key := h.Sum64()
+	at, ok := s.first[key]
+	switch {
+	case !ok:
+		s.first[key] = k
+		return 0, false
+	case out[at].User == user && out[at].Item == item:
+		return at, true
 	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
-		return 0, errors.New("want a finite decimal number")
+	pair := [2]string{user, item}
+	if at, ok := s.collide[pair]; ok {
+		return at, true
 	}
-	return x, nil
+	if s.collide == nil {
+		s.collide = make(map[[2]string]int)
+	}
+	s.collide[pair] = k
+	return 0, false
 }
 
-// Histories groups rated pairs by user, in file order: each user's own
-// ratings, for FoldIn. A user rating the same item twice is an error
-// naming both lines.
-func Histories(pairs []Pair, name string) (map[string]History, error) {
-	h := make(map[string]History)
-	seen := make(map[[2]string]int)
+// Histories are users' own ratings, grouped by user.
+type Histories struct {
+	// ByUser holds each user's ratings, in file order.
+	ByUser map[string]History
+	// Users and Items are the users and the items rated, in order of
+	// first appearance in the file (the order dpmc train gives the rows
+	// and columns of the same file).
+	Users, Items []string
+}
+
+// GroupHistories groups rated pairs (from ReadPairs: no pair repeated)
+// by user. Pairs without a rating are an error naming the line.
+func GroupHistories(pairs []Pair, name string) (Histories, error) {
+	h := Histories{ByUser: make(map[string]History)}
+	items := make(map[string]bool)
 	for _, p := range pairs {
 		if math.IsNaN(p.Rating) {
-			return nil, fmt.Errorf("model: %s:%d: a history needs a rating column", name, p.Line)
+			return Histories{}, fmt.Errorf("model: %s:%d: a history needs ratings", name, p.Line)
 		}
-		k := [2]string{p.User, p.Item}
-		if l, dup := seen[k]; dup {
-			return nil, fmt.Errorf("model: %s:%d: user %s rated item %s already on line %d", name, p.Line, p.User, p.Item, l)
+		u, ok := h.ByUser[p.User]
+		if !ok {
+			h.Users = append(h.Users, p.User)
 		}
-		seen[k] = p.Line
-		u := h[p.User]
+		if !items[p.Item] {
+			items[p.Item] = true
+			h.Items = append(h.Items, p.Item)
+		}
 		u.Items, u.Ratings = append(u.Items, p.Item), append(u.Ratings, p.Rating)
-		h[p.User] = u
+		h.ByUser[p.User] = u
 	}
 	return h, nil
 }
 
 // LoadPairs reads the pairs file at path (see ReadPairs).
-func LoadPairs(path string, c Columns) ([]Pair, error) {
+func LoadPairs(ctx context.Context, path string, opts ratings.Options) ([]Pair, PairsInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("model: %w", err)
+		return nil, PairsInfo{}, fmt.Errorf("model: %w", err)
 	}
 	defer f.Close()
-	return ReadPairs(f, path, c)
+	return ReadPairs(ctx, f, path, opts)
 }
 
-// LoadHistories reads a ratings file of one or more users (columns c,
-// which must include a rating) and groups it by user (see Histories).
-func LoadHistories(path string, c Columns) (map[string]History, error) {
-	if !c.HasRating() {
-		return nil, fmt.Errorf("model: %s: a history needs a rating column", path)
-	}
-	p, err := LoadPairs(path, c)
+// LoadHistories reads a ratings file of one or more users (see
+// ReadPairs; it must have ratings) and groups it by user (see
+// GroupHistories).
+func LoadHistories(ctx context.Context, path string, opts ratings.Options) (Histories, PairsInfo, error) {
+	p, info, err := LoadPairs(ctx, path, opts)
 	if err != nil {
-		return nil, err
+		return Histories{}, info, err
 	}
-	return Histories(p, path)
+	if !info.Rated {
+		return Histories{}, info, fmt.Errorf("model: %s: a history needs ratings (name a rating column, e.g. --history-columns user,item,rating)", path)
+	}
+	h, err := GroupHistories(p, path)
+	return h, info, err
 }

@@ -2,6 +2,7 @@ package ratings
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -20,6 +21,10 @@ type readConfig struct {
 	// adds 1 when it starts and subtracts it as its last act before it
 	// is done (for tests: 0 once read has returned).
 	parsers *goroutines
+	// sink and ctx, if not nil, make read a Scan: see loader. A Scan
+	// reads line by line (workers 0).
+	sink func(Record) error
+	ctx  context.Context
 }
 
 // goroutines counts goroutines that started and that are running.

@@ -31,7 +31,10 @@
 // calibration can rely on: every rating lies in it), the source name, the
 // format used and Stats on what was read, kept and dropped.
 //
-// Load and Read read one file; LoadPair and ReadTest read a test file
+// Scan reads a file record by record, parsed exactly as Read parses it,
+// without building a matrix: it is how package model reads files of
+// (user, item) pairs to predict and users' histories, which may also lack
+// ratings. Load and Read read one file; LoadPair and ReadTest read a test file
 // against a training set, sharing its IDs and shape (ratings of users or
 // items absent from training are dropped and counted in Stats.Cold); Split
 // divides one Dataset at random. The formats, chosen by Options.Format or

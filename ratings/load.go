@@ -3,6 +3,7 @@ package ratings
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -217,6 +218,27 @@ type loader struct {
 	// are in, the buffers grow to it at once rather than step by step.
 	expect int
 	stats  Stats
+
+	// sink, if not nil, takes every kept record instead (Scan), and ctx,
+	// if not nil, is checked every cancelEvery lines.
+	sink func(Record) error
+	ctx  context.Context
+}
+
+// cancelEvery is how many lines the loader reads between two looks at
+// its context: some 50 µs of parsing.
+const cancelEvery = 1024
+
+// cancelled returns the context's error, looked at on every
+// cancelEvery-th line, or nil.
+func (l *loader) cancelled(line int) error {
+	if l.ctx == nil || line%cancelEvery != 0 {
+		return nil
+	}
+	if err := l.ctx.Err(); err != nil {
+		return fmt.Errorf("ratings: %s:%d: %w", l.file, line, err)
+	}
+	return nil
 }
 
 func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig) (*Dataset, error) {
@@ -233,7 +255,7 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	if opts.Header < HeaderAuto || opts.Header > HeaderNo {
 		return nil, fmt.Errorf("ratings: %s: unknown header option %d", name, int(opts.Header))
 	}
-	cols, err := parseColumns(opts.Columns)
+	cols, err := parseColumnsFor(opts.Columns, cfg.sink == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -279,7 +301,8 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	}
 
 	l := &loader{recordRules: recordRules{file: name, format: format, ranged: ranged}, dup: opts.Duplicates,
-		workers: cfg.workers, blockSize: cfg.blockSize, parsers: cfg.parsers, vc: &codedValues{}}
+		workers: cfg.workers, blockSize: cfg.blockSize, parsers: cfg.parsers, vc: &codedValues{},
+		sink: cfg.sink, ctx: cfg.ctx}
 	var samples []byte
 	if atStart {
 		samples = sampleInput(r, size, len(head))
@@ -340,6 +363,9 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	}
 	if err != nil {
 		return nil, err
+	}
+	if l.sink != nil {
+		return l.scanned(reason)
 	}
 	d, err := l.finish()
 	if err != nil {
@@ -422,6 +448,9 @@ func (l *loader) scanLines(r io.Reader, bufSize int, lf *lineFormat) error {
 	for sc.Scan() {
 		l.stats.Lines++
 		line := l.stats.Lines
+		if err := l.cancelled(line); err != nil {
+			return err
+		}
 		kind, user, item, v, err := l.recordRules.parseLine(sc.Bytes(), line, lf, &first, &fields)
 		switch kind {
 		case headerLine:
@@ -481,11 +510,7 @@ func (r *recordRules) parseLine(b []byte, line int, lf *lineFormat, first *bool,
 			}
 			return headerLine, nil, nil, 0, nil
 		}
-		var rating []byte
-		if len(f) > cols.rating {
-			rating = f[cols.rating]
-		}
-		if isHeader(lf.mode, string(rating), len(f) > cols.rating) {
+		if headerRecord(lf.mode, cols, f) {
 			return headerLine, nil, nil, 0, nil
 		}
 	}
@@ -499,6 +524,12 @@ func (r *recordRules) parseLine(b []byte, line int, lf *lineFormat, first *bool,
 		}
 	}
 	user, item = f[cols.user], f[cols.item]
+	if !cols.rated(n) {
+		if err := checkRecordIDs(r, line, user, item); err != nil {
+			return blankLine, nil, nil, 0, err
+		}
+		return ratingLine, user, item, math.NaN(), nil
+	}
 	v, keep, err := checkRecord(r, line, user, item, f[cols.rating])
 	kind = ratingLine
 	if !keep {
@@ -539,6 +570,9 @@ func (l *loader) parseCSV(g *guard, cols columns, want []string, mode Header) er
 			continue // a blank line, or one of spaces
 		}
 		line, _ := c.FieldPos(0)
+		if err := l.cancelled(line); err != nil {
+			return err
+		}
 		for k := range rec {
 			rec[k] = strings.TrimSpace(rec[k])
 		}
@@ -551,17 +585,23 @@ func (l *loader) parseCSV(g *guard, cols columns, want []string, mode Header) er
 				l.stats.Header = line
 				continue
 			}
-			var rating string
-			if len(rec) > cols.rating {
-				rating = rec[cols.rating]
-			}
-			if isHeader(mode, rating, len(rec) > cols.rating) {
+			if headerRecord(mode, cols, rec) {
 				l.stats.Header = line
 				continue
 			}
 		}
 		if err := fieldsError(len(rec), func(k int) string { return rec[k] }, cols); err != nil {
 			return l.errAt(line, err)
+		}
+		if !cols.rated(len(rec)) {
+			l.stats.Records++
+			if err := checkRecordIDs(&l.recordRules, line, rec[cols.user], rec[cols.item]); err != nil {
+				return err
+			}
+			if err := keepRecord(l, line, rec[cols.user], rec[cols.item], math.NaN()); err != nil {
+				return err
+			}
+			continue
 		}
 		line, _ = c.FieldPos(cols.rating)
 		if err := addRecord(l, line, rec[cols.user], rec[cols.item], rec[cols.rating]); err != nil {
@@ -589,15 +629,8 @@ func addRecord[T ~string | ~[]byte](l *loader, line int, user, item, rating T) e
 // its rating, and keep false if the record is to be dropped (a rating 0
 // where that means "not rated"). It only reads r.
 func checkRecord[T ~string | ~[]byte](r *recordRules, line int, user, item, rating T) (v float64, keep bool, err error) {
-	if line > math.MaxInt32 {
-		// Also bounds the number of users and items, which index as int32.
-		return 0, false, r.errAt(line, fmt.Errorf("%w: more than %d lines", ErrTooLarge, math.MaxInt32))
-	}
-	if err := checkID("user", user); err != nil {
-		return 0, false, r.errAt(line, err)
-	}
-	if err := checkID("item", item); err != nil {
-		return 0, false, r.errAt(line, err)
+	if err := checkRecordIDs(r, line, user, item); err != nil {
+		return 0, false, err
 	}
 	v, err = parseRating(rating)
 	if err != nil {
@@ -611,6 +644,9 @@ func checkRecord[T ~string | ~[]byte](r *recordRules, line int, user, item, rati
 		if r.format == FormatMLDat && !r.ranged && v == 0.5 {
 			hint = " (MovieLens 10M rates 0.5–5: set Min 0.5; dpmc: --rating-range 0.5,5)"
 		}
+		if r.format.generic() && v == 0 && r.min > 0 {
+			hint = " (SweetRS writes 0 for not rated: read its ratings-final.csv as format sweetrs, without columns; dpmc: --format sweetrs)"
+		}
 		return 0, false, r.errAt(line, fmt.Errorf("%w: rating %v outside [%v, %v]%s", ErrRange, v, r.min, r.max, hint))
 	}
 	if r.step != 0 && v/r.step != math.Trunc(v/r.step) {
@@ -622,11 +658,52 @@ func checkRecord[T ~string | ~[]byte](r *recordRules, line int, user, item, rati
 	return v, true, nil
 }
 
+// checkRecordIDs checks the line number and the user and item IDs of a record
+// on line line by the rules r.
+func checkRecordIDs[T ~string | ~[]byte](r *recordRules, line int, user, item T) error {
+	if line > math.MaxInt32 {
+		// Also bounds the number of users and items, which index as int32.
+		return r.errAt(line, fmt.Errorf("%w: more than %d lines", ErrTooLarge, math.MaxInt32))
+	}
+	if err := checkID("user", user); err != nil {
+		return r.errAt(line, err)
+	}
+	if err := checkID("item", item); err != nil {
+		return r.errAt(line, err)
+	}
+	return nil
+}
+
+// headerRecord reports whether the first non-blank record, of fields f
+// laid out as cols, is a header to skip under mode. A record without a
+// rating field (Scan) is one under HeaderAuto if its user field names
+// the column (namesUser).
+func headerRecord[T ~string | ~[]byte](mode Header, cols columns, f []T) bool {
+	if cols.rated(len(f)) {
+		ok := len(f) > cols.rating
+		var rating string
+		if ok {
+			rating = string(f[cols.rating])
+		}
+		return isHeader(mode, rating, ok)
+	}
+	switch mode {
+	case HeaderYes:
+		return true
+	case HeaderAuto:
+		return len(f) > cols.user && namesUser(string(f[cols.user]))
+	}
+	return false
+}
+
 // keepRecord appends a checked record, of line line, with IDs user and
 // item and rating v: it gives new IDs indices or, for a test set, drops
 // the record as cold if an ID is unknown. Its only error is too many
 // distinct IDs (see addID).
 func keepRecord[T ~string | ~[]byte](l *loader, line int, user, item T, v float64) error {
+	if l.sink != nil {
+		return l.sink(Record{User: string(user), Item: string(item), Rating: v, Line: line})
+	}
 	u, uok := cacheFind(&l.userCache, l.userFind, user)
 	i, iok := cacheFind(&l.itemCache, l.itemFind, item)
 	if l.fixed {
@@ -714,20 +791,7 @@ func (l *loader) finish() (*Dataset, error) {
 		st.ColdUsers, st.ColdItems = len(l.coldUsers), len(l.coldItems)
 	}
 	if len(l.us) == 0 {
-		var err error
-		line := 0
-		switch {
-		case st.Records == 0 && st.Header > 0:
-			line, err = st.Header, fmt.Errorf("%w: a header but no rating lines", ErrNoRatings)
-		case st.Records == 0 && st.Lines == 0:
-			err = fmt.Errorf("%w: empty file", ErrNoRatings)
-		case st.Records == 0:
-			err = fmt.Errorf("%w: only blank lines", ErrNoRatings)
-		default:
-			err = fmt.Errorf("%w: all %d rating lines dropped (%d rated 0 = not rated, %d with a user or item not in the training set)",
-				ErrNoRatings, st.Records, st.Zeros, st.Cold)
-		}
-		return nil, l.errAt(line, err)
+		return nil, l.noRatings()
 	}
 	if !l.fixed {
 		l.users.compact()
@@ -765,6 +829,26 @@ func (l *loader) finish() (*Dataset, error) {
 	st.Averaged = averaged
 	st.Merged = records - mat.Len()
 	return l.dataset(mat), nil
+}
+
+// noRatings returns the *ParseError (wrapping ErrNoRatings) for a file
+// that kept no record.
+func (l *loader) noRatings() error {
+	st := &l.stats
+	var err error
+	line := 0
+	switch {
+	case st.Records == 0 && st.Header > 0:
+		line, err = st.Header, fmt.Errorf("%w: a header but no rating lines", ErrNoRatings)
+	case st.Records == 0 && st.Lines == 0:
+		err = fmt.Errorf("%w: empty file", ErrNoRatings)
+	case st.Records == 0:
+		err = fmt.Errorf("%w: only blank lines", ErrNoRatings)
+	default:
+		err = fmt.Errorf("%w: all %d rating lines dropped (%d rated 0 = not rated, %d with a user or item not in the training set)",
+			ErrNoRatings, st.Records, st.Zeros, st.Cold)
+	}
+	return l.errAt(line, err)
 }
 
 // dataset returns the Dataset of the matrix built.

@@ -135,6 +135,18 @@ func numberHint(s string) string {
 	return "want a decimal such as 4, 3.5 or 4e0"
 }
 
+// namesUser reports whether id, the user field of the first non-blank
+// record of a file without a rating column, names the column ("user",
+// "userId", "user_id", any case), which makes the record a header under
+// HeaderAuto.
+func namesUser(id string) bool {
+	switch strings.ToLower(id) {
+	case "user", "userid", "user_id", "users":
+		return true
+	}
+	return false
+}
+
 // looksLikeHeader reports whether rating, the rating field of the first
 // non-blank record, makes that record a header under HeaderAuto: it has a
 // letter and no digit, and does not spell NaN or an infinity ("rating",
@@ -223,16 +235,29 @@ func checkID[T ~string | ~[]byte](what string, id T) error {
 type columns struct {
 	user, item, rating, n int
 	stamp                 bool
+	// bare (Scan's default pairs layout) also accepts a record of just
+	// two fields, user and item, without a rating.
+	bare bool
 }
+
+// rated reports whether a record of n fields laid out as c has a rating.
+func (c columns) rated(n int) bool { return c.rating >= 0 && !(c.bare && n == 2) }
 
 // defaultColumns is the layout of a csv or tsv file when Options.Columns
 // is empty.
 var defaultColumns = columns{user: 0, item: 1, rating: 2, n: 3, stamp: true}
 
 // parseColumns parses Options.Columns; see there.
-func parseColumns(spec string) (columns, error) {
+func parseColumns(spec string) (columns, error) { return parseColumnsFor(spec, true) }
+
+// parseColumnsFor parses Options.Columns; without needRating (Scan) the
+// rating may be left out, and the empty spec also accepts records of
+// just a user and an item.
+func parseColumnsFor(spec string, needRating bool) (columns, error) {
 	if spec == "" {
-		return defaultColumns, nil
+		c := defaultColumns
+		c.bare = !needRating
+		return c, nil
 	}
 	if len(spec) > 1000 {
 		return columns{}, fmt.Errorf("ratings: columns %.20q…: longer than 1000 bytes", spec)
@@ -258,8 +283,11 @@ func parseColumns(spec string) (columns, error) {
 		}
 		*dst = k
 	}
-	if c.user < 0 || c.item < 0 || c.rating < 0 {
+	switch {
+	case needRating && (c.user < 0 || c.item < 0 || c.rating < 0):
 		return c, fmt.Errorf("ratings: columns %q: must name user, item and rating", spec)
+	case c.user < 0 || c.item < 0:
+		return c, fmt.Errorf("ratings: columns %q: must name user and item", spec)
 	}
 	return c, nil
 }
@@ -269,8 +297,10 @@ func parseColumns(spec string) (columns, error) {
 // ErrSyntax).
 func fieldsError[T ~string | ~[]byte](n int, field func(int) T, cols columns) error {
 	switch {
-	case n == cols.n:
+	case n == cols.n, cols.bare && n == 2:
 		return nil
+	case cols.bare && n < 2:
+		return fmt.Errorf("%w: %d field, want user,item or user,item,rating (fields are separated by commas or tabs)", ErrSyntax, n)
 	case n < cols.n:
 		hint := ""
 		for k := range n {

@@ -2,25 +2,57 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/metrics"
 	"github.com/dpmc/dpmc/model"
+	"github.com/dpmc/dpmc/ratings"
 )
 
 // predictFlags are the flags of dpmc predict.
 type predictFlags struct {
-	model, pairs, columns string
-	history, histColumns  string
-	clip                  bool
-	unknown               string
-	k                     int
-	threshold             float64
-	out                   outputFlags
+	model, pairs string
+	pairsFile    fileFlags
+	history      string
+	historyFile  fileFlags
+	clip         bool
+	unknown      string
+	k            int
+	threshold    float64
+	out          outputFlags
+}
+
+// fileFlags are the flags that say how to read a pairs or history file,
+// as dpmc train's --format, --columns and --header do for --data.
+type fileFlags struct{ format, columns, header string }
+
+// register adds the flags --PREFIXformat, --PREFIXcolumns and
+// --PREFIXheader, for the file named by flag file.
+func (f *fileFlags) register(cmd *cobra.Command, prefix, file, columnsHelp string) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.format, prefix+"format", "auto", "format of --"+file+", as dpmc train reads --data: auto, ml100k, mldat, mlcsv, sweetrs, csv, tsv")
+	fs.StringVar(&f.columns, prefix+"columns", "", columnsHelp)
+	fs.StringVar(&f.header, prefix+"header", "auto", "whether a csv/tsv --"+file+" starts with a header line: auto, yes, no")
+}
+
+// options returns the ratings.Options of the flags, with the model's
+// rating range.
+func (f *fileFlags) options(prefix string, m *model.Model) (ratings.Options, error) {
+	o := ratings.Options{Columns: f.columns, Min: m.Min, Max: m.Max}
+	var err error
+	if o.Format, err = ratings.ParseFormat(f.format); err != nil {
+		return o, fmt.Errorf("--%sformat: %w", prefix, err)
+	}
+	if o.Header, err = ratings.ParseHeader(f.header); err != nil {
+		return o, fmt.Errorf("--%sheader: %w", prefix, err)
+	}
+	return o, nil
 }
 
 func newPredictCmd() *cobra.Command {
@@ -29,35 +61,45 @@ func newPredictCmd() *cobra.Command {
 		Use:   "predict",
 		Short: "Predict ratings for (user, item) pairs with a saved model",
 		Long: `predict reads a model saved by dpmc train --save and a file of (user, item)
-pairs, one per line (tab-, comma- or space-separated), and prints
-user<TAB>item<TAB>prediction for each, with the file's own IDs.
+pairs, and prints user<TAB>item<TAB>prediction for each, with the file's own
+IDs. The file is read exactly as dpmc train reads --data (package ratings: the
+same formats and detection, csv quoting, header rule and --columns), and may
+also be a csv/tsv list of user,item pairs without ratings. Ratings must lie in
+the model's rating range. A pair listed twice is an error naming both lines,
+except in a SweetRS file, whose repeated pairs are averaged as train averages
+them.
 
 A paper-mode model holds its users. A user-level private model holds no user:
 a user's bias and factor are computed from the model and that user's own
-ratings, given with --history FILE (user, item, rating per line). This happens
+ratings, given with --history FILE (a ratings file, read like --pairs). This happens
 inside this command, on your machine; nothing is stored. A user without
 history ratings is unknown.
 
 Unknown users or items are an error (--unknown error, the default) or get a
 fallback (--unknown fallback): μ + the item's bias for an unknown user, μ +
 the user's bias for an unknown item, μ for both (a paper-mode model: its mean
-training rating in every case); they are counted on stderr.
+training rating in every case); they are counted on stderr. A file in which no pair has a user or an item of
+the model is refused (the wrong file or columns).
 
-With a rating column (--columns user,item,rating) predict also prints, on
-stderr, RMSE and MAE over the rated pairs and precision/recall/NDCG/MAP@k
-(package metrics: each known user's candidates are every model item not in
-the user's --history).`,
+With ratings, predict also prints, on stderr, RMSE and MAE over the rated
+pairs (fallbacks included) and precision/recall/NDCG/MAP@k computed as dpmc
+train computes them for its test set when --history is the training file
+(package metrics: the candidates are the items of --history and of the model,
+each user's candidates those not in the user's history; relevant items the
+model does not hold count as missed).
+
+Interrupted (SIGINT, SIGTERM), predict stops and writes no output file.`,
 		Example: `  dpmc predict --model model.dpmc --pairs pairs.tsv
-  dpmc predict --model model.dpmc --pairs u1.test --columns user,item,rating,_ --history u1.base --history-columns user,item,rating,_ --clip`,
+  dpmc predict --model model.dpmc --pairs u1.test --history u1.base --clip`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runPredict(cmd, &fl) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.model, "model", "", "model file written by dpmc train --save (required)")
-	f.StringVar(&fl.pairs, "pairs", "", "file of (user, item) pairs, one per line (required)")
-	f.StringVar(&fl.columns, "columns", "user,item", `columns of --pairs: user, item, optionally rating, "_" to ignore a field, e.g. user,item,rating,_`)
-	f.StringVar(&fl.history, "history", "", "users' own ratings (user, item, rating per line): folds each user in locally for a user-level model; marks rated items for ranking")
-	f.StringVar(&fl.histColumns, "history-columns", "user,item,rating", "columns of --history (must include rating)")
+	f.StringVar(&fl.pairs, "pairs", "", "file of (user, item) pairs, optionally rated: any ratings file dpmc train reads, or user,item lines (required)")
+	fl.pairsFile.register(cmd, "", "pairs", `columns of a csv/tsv --pairs: user, item, optionally rating, "_" to ignore a field, e.g. user,item,rating,_ (default: user,item[,rating[,timestamp]])`)
+	f.StringVar(&fl.history, "history", "", "users' own ratings (a ratings file, read like --data of dpmc train): folds each user in locally for a user-level model; marks rated items for ranking")
+	fl.historyFile.register(cmd, "history-", "history", `columns of a csv/tsv --history (must include rating), e.g. user,item,rating,_`)
 	f.BoolVar(&fl.clip, "clip", false, "clip predictions to the model's rating range")
 	f.StringVar(&fl.unknown, "unknown", "error", "unknown users or items: error or fallback (μ + item bias, μ + user bias, or μ; paper models: the training mean)")
 	f.IntVar(&fl.k, "k", 10, "list length of the ranking metrics (with a rating column)")
@@ -67,6 +109,7 @@ the user's --history).`,
 }
 
 func runPredict(cmd *cobra.Command, fl *predictFlags) error {
+	ctx := cmd.Context()
 	if fl.model == "" || fl.pairs == "" {
 		return fmt.Errorf("predict needs --model and --pairs")
 	}
@@ -74,12 +117,11 @@ func runPredict(cmd *cobra.Command, fl *predictFlags) error {
 	if err != nil {
 		return fmt.Errorf("--unknown: %w", err)
 	}
-	cols, err := model.ParseColumns(fl.columns)
-	if err != nil {
-		return fmt.Errorf("--columns: %w", err)
-	}
 	if fl.k < 1 {
 		return fmt.Errorf("--k = %d, want ≥ 1", fl.k)
+	}
+	if math.IsNaN(fl.threshold) || math.IsInf(fl.threshold, 0) {
+		return fmt.Errorf("--relevant = %v, want a finite rating", fl.threshold)
 	}
 	if err := fl.out.check(); err != nil {
 		return err
@@ -88,56 +130,74 @@ func runPredict(cmd *cobra.Command, fl *predictFlags) error {
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}
-	pairs, err := model.LoadPairs(fl.pairs, cols)
+	popts, err := fl.pairsFile.options("", m)
+	if err != nil {
+		return err
+	}
+	pairs, info, err := model.LoadPairs(ctx, fl.pairs, popts)
 	if err != nil {
 		return fmt.Errorf("--pairs: %w", err)
 	}
 	o := model.PredictOptions{Clip: fl.clip, Unknown: unknown, Name: fl.pairs}
-	if o.Histories, err = loadHistories(fl.history, fl.histColumns); err != nil {
+	if o.Histories, err = loadHistories(ctx, fl.history, &fl.historyFile, m); err != nil {
 		return err
 	}
-	preds, st, err := m.PredictPairs(pairs, o)
+	preds, st, err := m.PredictPairs(ctx, pairs, o)
 	if err != nil {
 		return err
 	}
-	if err := fl.out.write(cmd.OutOrStdout(), func(w io.Writer) error { return writePredictions(w, preds) }); err != nil {
+	var r metrics.Result
+	if info.Rated {
+		if r, err = m.EvaluatePairs(ctx, preds, o, metrics.Options{K: fl.k, Threshold: fl.threshold}); err != nil {
+			return err
+		}
+	}
+	if err := fl.out.write(cmd.OutOrStdout(), func(w io.Writer) error { return writePredictions(ctx, w, preds) }); err != nil {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	fmt.Fprintf(stderr, "dpmc: predict: %d pairs; %d with an unknown user, %d with an unknown item (fallback)", st.Pairs, st.UnknownUsers, st.UnknownItems)
+	fmt.Fprintf(stderr, "dpmc: predict: %d pairs", st.Pairs)
+	if info.Averaged > 0 {
+		fmt.Fprintf(stderr, " (%d repeated pairs averaged, as train does for %s)", info.Averaged, info.Format)
+	}
+	fmt.Fprintf(stderr, "; %d with an unknown user, %d with an unknown item (fallback)", st.UnknownUsers, st.UnknownItems)
 	if fl.history != "" && m.Kind == model.UserLevel {
 		fmt.Fprintf(stderr, "; %d users folded in from --history (%d of their ratings are of items not in the model)", st.FoldedIn, st.HistoryUnknown)
 	}
 	fmt.Fprintln(stderr)
-	if cols.HasRating() && len(preds) > 0 {
-		r, err := m.EvaluatePairs(preds, o, metrics.Options{K: fl.k, Threshold: fl.threshold})
-		if err != nil {
-			return err
-		}
+	if info.Rated {
 		fmt.Fprintf(stderr, "dpmc: predict: %s\n", r)
 	}
 	return nil
 }
 
-// loadHistories reads --history (nil without one).
-func loadHistories(path, columns string) (map[string]model.History, error) {
+// loadHistories reads --history (empty without one), with the rating
+// range of m.
+func loadHistories(ctx context.Context, path string, ff *fileFlags, m *model.Model) (model.Histories, error) {
 	if path == "" {
-		return nil, nil
+		return model.Histories{}, nil
 	}
-	c, err := model.ParseColumns(columns)
+	opts, err := ff.options("history-", m)
 	if err != nil {
-		return nil, fmt.Errorf("--history-columns: %w", err)
+		return model.Histories{}, err
 	}
-	h, err := model.LoadHistories(path, c)
+	h, _, err := model.LoadHistories(ctx, path, opts)
 	if err != nil {
-		return nil, fmt.Errorf("--history: %w", err)
+		return model.Histories{}, fmt.Errorf("--history: %w", err)
 	}
 	return h, nil
 }
 
-func writePredictions(w io.Writer, preds []model.Prediction) error {
+// writePredictions writes user<TAB>item<TAB>prediction lines, looking at
+// ctx every 1024 lines.
+func writePredictions(ctx context.Context, w io.Writer, preds []model.Prediction) error {
 	bw := bufio.NewWriter(w)
-	for _, p := range preds {
+	for k, p := range preds {
+		if k%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("writing predictions: %w", err)
+			}
+		}
 		bw.WriteString(p.User)
 		bw.WriteByte('\t')
 		bw.WriteString(p.Item)

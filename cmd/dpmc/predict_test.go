@@ -123,7 +123,7 @@ func TestPredictPaper(t *testing.T) {
 	pairs := filepath.Join(dir, "pairs.csv")
 	os.WriteFile(pairs, []byte("user,item,rating\n1,2,4\n3,4,5\n60,50,1\n7,nosuch,3\nnobody,1,2\n"), 0o644)
 	_, stderr, code := dpmc(t, "predict", "--model", mp, "--pairs", pairs, "--columns", "user,item,rating")
-	if code != 1 || !strings.Contains(stderr, pairs+":5: unknown item nosuch") {
+	if code != 1 || !strings.Contains(stderr, pairs+`:5: unknown item "nosuch"`) {
 		t.Errorf("--unknown error: exit %d, %q", code, stderr)
 	}
 	out, stderr, code := dpmc(t, "predict", "--model", mp, "--pairs", pairs, "--columns", "user,item,rating", "--unknown", "fallback")
@@ -169,7 +169,7 @@ func TestPredictUserHistory(t *testing.T) {
 	hist, pairs := filepath.Join(dir, "h.tsv"), filepath.Join(dir, "p.tsv")
 	os.WriteFile(hist, []byte(fmt.Sprintf("a\t%s\t5\na\t%s\t1\nb\t%s\t4\n", m.ItemIDs[0], m.ItemIDs[1], m.ItemIDs[2])), 0o644)
 	os.WriteFile(pairs, []byte(fmt.Sprintf("a\t%s\nb\t%s\nc\t%s\n", m.ItemIDs[3], m.ItemIDs[4], m.ItemIDs[5])), 0o644)
-	if _, stderr, code := dpmc(t, "predict", "--model", path, "--pairs", pairs, "--history", hist); code != 1 || !strings.Contains(stderr, "unknown user c") {
+	if _, stderr, code := dpmc(t, "predict", "--model", path, "--pairs", pairs, "--history", hist); code != 1 || !strings.Contains(stderr, `unknown user "c"`) {
 		t.Errorf("user without history: exit %d, %q", code, stderr)
 	}
 	out, stderr, code := dpmc(t, "predict", "--model", path, "--pairs", pairs, "--history", hist, "--unknown", "fallback")

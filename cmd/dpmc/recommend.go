@@ -10,10 +10,11 @@ import (
 
 // recommendFlags are the flags of dpmc recommend.
 type recommendFlags struct {
-	model, user          string
-	history, histColumns string
-	k                    int
-	includeRated, json   bool
+	model, user        string
+	history            string
+	historyFile        fileFlags
+	k                  int
+	includeRated, json bool
 }
 
 func newRecommendCmd() *cobra.Command {
@@ -29,8 +30,11 @@ A paper-mode model holds its users: --user ID picks one. It does not record
 which items a user rated; give them with --history to exclude them.
 
 A user-level private model holds no user (the billboard model): give the
-user's own ratings with --history FILE (user, item, rating per line; if the
-file holds several users, --user picks one). The user's bias and factor are
+user's own ratings with --history FILE (a ratings file, read exactly as dpmc
+train reads --data; if the file holds several users, --user picks one).
+Ratings outside the model's rating range are refused; a pair rated twice is an
+error, except in a SweetRS file, whose repeated pairs are averaged as train
+averages them. The user's bias and factor are
 computed here from the released model and those ratings; the ratings never
 leave this command.`,
 		Example: `  dpmc recommend --model paper.dpmc --user 17 -k 10
@@ -41,8 +45,8 @@ leave this command.`,
 	f := cmd.Flags()
 	f.StringVar(&fl.model, "model", "", "model file written by dpmc train --save (required)")
 	f.StringVar(&fl.user, "user", "", "user ID (a paper model's user; with --history, which of its users)")
-	f.StringVar(&fl.history, "history", "", "the user's own ratings (user, item, rating per line): required for a user-level model")
-	f.StringVar(&fl.histColumns, "history-columns", "user,item,rating", "columns of --history (must include rating)")
+	f.StringVar(&fl.history, "history", "", "the user's own ratings (a ratings file, read like --data of dpmc train): required for a user-level model")
+	fl.historyFile.register(cmd, "history-", "history", `columns of a csv/tsv --history (must include rating), e.g. user,item,rating,_`)
 	f.IntVarP(&fl.k, "k", "k", 10, "number of items to recommend")
 	f.BoolVar(&fl.includeRated, "include-rated", false, "keep the --history items among the candidates")
 	f.BoolVar(&fl.json, "json", false, `print {"recommendations": [{"item": ID, "score": s}, ...], ...} instead of lines`)
@@ -60,23 +64,22 @@ func runRecommend(cmd *cobra.Command, fl *recommendFlags) error {
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}
-	hs, err := loadHistories(fl.history, fl.histColumns)
+	hs, err := loadHistories(cmd.Context(), fl.history, &fl.historyFile, m)
 	if err != nil {
 		return err
 	}
 	req := model.Request{User: fl.user, K: fl.k, IncludeRated: fl.includeRated}
 	switch {
-	case hs == nil && fl.user == "":
+	case fl.history == "" && fl.user == "":
 		return fmt.Errorf("give --user ID (a paper model) or --history FILE (the user's own ratings)")
-	case hs != nil && fl.user == "":
-		if len(hs) != 1 {
-			return fmt.Errorf("--history %s holds %d users: pick one with --user", fl.history, len(hs))
+	case fl.history != "" && fl.user == "":
+		if len(hs.Users) != 1 {
+			return fmt.Errorf("--history %s holds %d users: pick one with --user", fl.history, len(hs.Users))
 		}
-		for id, h := range hs {
-			req.User, req.History = id, &h
-		}
-	case hs != nil:
-		h, ok := hs[fl.user]
+		h := hs.ByUser[hs.Users[0]]
+		req.User, req.History = hs.Users[0], &h
+	case fl.history != "":
+		h, ok := hs.ByUser[fl.user]
 		if !ok {
 			return fmt.Errorf("--history %s has no rating of user %s", fl.history, fl.user)
 		}

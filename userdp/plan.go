@@ -343,8 +343,12 @@ func (p *Plan) decideFactors(users float64) {
 		r.Factors = "none (rank 0)"
 		return
 	}
-	if !o.AutoFactors || o.NoNoise {
+	if o.NoNoise {
 		r.Factors = fmt.Sprintf("rank %d", o.Rank)
+		return
+	}
+	if !o.AutoFactors {
+		r.Factors = fmt.Sprintf("rank %d, %d ALS step(s) after the PCA start, set explicitly (--rank/--iters): the users × ε rule was not applied", o.Rank, o.Iters)
 		return
 	}
 	score := users * o.Epsilon

@@ -96,10 +96,21 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 		return nil, fmt.Errorf("--rank = %d, want ≥ 0 (0: biases only)", fl.rank)
 	}
 	if changed("iters") && fl.iters < 0 {
-		return nil, fmt.Errorf("--iters = %d, want ≥ 0", fl.iters)
+		return nil, fmt.Errorf("--iters = %d, want ≥ 0 (0: the PCA start alone)", fl.iters)
 	}
 	if changed("head-items") && fl.user.headItems < 1 {
 		return nil, fmt.Errorf("--head-items = %d, want ≥ 1", fl.user.headItems)
+	}
+	if mech == "none" && changed("iters") && fl.iters == 0 && !(changed("rank") && fl.rank == 0) {
+		return nil, fmt.Errorf("--iters = 0: the non-private baseline (--mechanism none) has no PCA start, so its factors need --iters ≥ 1 (or --rank 0 for biases only)")
+	}
+	if head := userdp.Defaults(1, fl.delta, 1, 5).HeadItems; mech != "none" && changed("rank") {
+		if changed("head-items") {
+			head = fl.user.headItems
+		}
+		if fl.rank > head {
+			return nil, fmt.Errorf("--rank = %d exceeds the %d most popular items that get factors (--head-items): lower --rank or raise --head-items", fl.rank, head)
+		}
 	}
 	if _, err := userdp.ParseWeights(fl.user.weights); err != nil {
 		return nil, fmt.Errorf("--weights: %w", err)

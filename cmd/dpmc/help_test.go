@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// helpExamples returns the dpmc command lines of a command's Example
+// text, as argument lists without the leading "dpmc".
+func helpExamples(t *testing.T, example string) [][]string {
+	t.Helper()
+	var cmds [][]string
+	for _, line := range strings.Split(example, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if fields[0] != "dpmc" {
+			t.Fatalf("example line %q does not start with dpmc", line)
+		}
+		cmds = append(cmds, fields[1:])
+	}
+	return cmds
+}
+
+// writeExampleData writes small files named as the examples name them:
+// u1.base and u1.test (MovieLens 100k format, disjoint (user, item)
+// pairs) and ratings-final.csv (SweetRS), from a fixed seed.
+func writeExampleData(t *testing.T, dir string) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(5, 6))
+	var base, test, sweet strings.Builder
+	sweet.WriteString(`"product","user","value"` + "\n")
+	for u := 1; u <= 120; u++ {
+		for i := 1; i <= 60; i++ {
+			if r.Float64() > 0.4 {
+				continue
+			}
+			// A rating with a user and an item effect, so that models fit.
+			v := min(5, max(1, 3+(u%3)-(i%3)+r.IntN(2)))
+			w := &base
+			if r.Float64() < 0.2 {
+				w = &test
+			}
+			fmt.Fprintf(w, "%d\t%d\t%d\t881250949\n", u, i, v)
+			fmt.Fprintf(&sweet, "\"sweet %d\",%d,%d\n", i, u, v)
+		}
+	}
+	for name, text := range map[string]string{"u1.base": base.String(), "u1.test": test.String(), "ratings-final.csv": sweet.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Every example of dpmc help train runs and exits 0, on small files of
+// the names the examples use. The built-in synthetic problems are shrunk
+// with flags that apply to them, so that the test stays fast; every
+// other flag is the example's own.
+func TestTrainHelpExamples(t *testing.T) {
+	if raceEnabled {
+		t.Skip("whole runs; the plain pass runs them")
+	}
+	cmds := helpExamples(t, newTrainCmd().Example)
+	if len(cmds) < 5 {
+		t.Fatalf("found %d examples, want at least 5", len(cmds))
+	}
+	dir := t.TempDir()
+	writeExampleData(t, dir)
+	t.Chdir(dir)
+	for _, args := range cmds {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			if args[0] != "train" {
+				t.Fatalf("example of dpmc train runs %q", args[0])
+			}
+			run := append([]string(nil), args...)
+			joined := " " + strings.Join(args, " ") + " "
+			switch {
+			case strings.Contains(joined, " --synthetic realistic "):
+				for i := range run {
+					if run[i] == "--users" {
+						run[i+1] = "300"
+					}
+				}
+			case !strings.Contains(joined, " --data "):
+				run = append(run, "--rows", "80", "--cols", "60", "--iters", "3", "--irls-iters", "3")
+			}
+			out, stderr, code := dpmc(t, run...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(out, "privacy") {
+				t.Errorf("no privacy report:\n%s", out)
+			}
+		})
+	}
+}
+
+// In user mode an explicit --rank or --iters releases factors whatever the
+// users × ε rule says, and the report says that the rule was not applied;
+// --iters 0 is the PCA start alone, refused without noise before any data
+// is read, as is a --rank above the head items, naming the flag.
+func TestTrainUserRankIters(t *testing.T) {
+	if raceEnabled {
+		t.Skip("whole runs; the plain pass runs them")
+	}
+	dir := t.TempDir()
+	writeExampleData(t, dir)
+	data := filepath.Join(dir, "u1.base")
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--epsilon", "1"}, 0, "factors: none: released users × ε"},
+		{[]string{"--epsilon", "1", "--iters", "0"}, 0, "factors: rank 4, 0 ALS step(s) after the PCA start, set explicitly (--rank/--iters): the users × ε rule was not applied"},
+		{[]string{"--epsilon", "1", "--rank", "2"}, 0, "factors: rank 2, 1 ALS step(s) after the PCA start, set explicitly"},
+		{[]string{"--mechanism", "none", "--iters", "0"}, 1, "--iters = 0: the non-private baseline"},
+		{[]string{"--mechanism", "none", "--iters", "0", "--rank", "0"}, 0, "factors: none (rank 0)"},
+		{[]string{"--epsilon", "1", "--rank", "2000"}, 1, "--rank = 2000 exceeds the 400 most popular items that get factors (--head-items)"},
+		{[]string{"--epsilon", "1", "--rank", "20", "--head-items", "10"}, 1, "--rank = 20 exceeds the 10 most popular items"},
+		{[]string{"--epsilon", "1", "--iters", "-1"}, 1, "--iters = -1, want ≥ 0"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			out, stderr, code := dpmc(t, append([]string{"train", "--privacy", "user", "--data", data, "--seed", "1"}, c.args...)...)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, stderr)
+			}
+			if got := out + stderr; !strings.Contains(got, c.want) {
+				t.Errorf("output lacks %q:\n%s", c.want, got)
+			}
+			if c.code != 0 && strings.Contains(stderr, "train: prepared") {
+				t.Errorf("refused after reading the data: %s", stderr)
+			}
+		})
+	}
+}

@@ -500,6 +500,43 @@ func TestNoNoiseReportClaimsNothingPrivate(t *testing.T) {
 	}
 }
 
+// A release with no item carries a warning that names the cause and the
+// remedies; a release with items carries none.
+func TestWarningsNoItems(t *testing.T) {
+	d := small(t, "")
+	for _, c := range []struct {
+		name  string
+		o     Options
+		items int // -1: some
+	}{
+		{"private selection, ε = 2", Defaults(2, 1e-6, 1, 5), 0},
+		{"catalogue", Defaults(2, 1e-6, 1, 5).WithCatalogue([]string{"a", "b"}), 2},
+		{"no noise", Defaults(math.Inf(1), 1e-6, 1, 5), 7},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := train(t, d, c.o)
+			if len(res.ItemIDs) != c.items {
+				t.Fatalf("%d items released, want %d (the test's premise)", len(res.ItemIDs), c.items)
+			}
+			w := Summarize(res, c.o, d, nil, "small", 0).Warnings()
+			if c.items > 0 {
+				if len(w) != 0 {
+					t.Errorf("warnings %q for a release of %d items", w, c.items)
+				}
+				return
+			}
+			if len(w) != 1 {
+				t.Fatalf("warnings %q, want one", w)
+			}
+			for _, want := range []string{"no item was released", "selection threshold", "ε = 2", "--epsilon", "--items"} {
+				if !strings.Contains(w[0], want) {
+					t.Errorf("warning %q lacks %q", w[0], want)
+				}
+			}
+		})
+	}
+}
+
 // RhoFor inverts discrete.ZCDPEpsilon, and its ρ is never more generous
 // than the exact curve of the Gaussian mechanism with μ = √(2ρ), which is
 // ρ-zCDP (a budget above that curve would be an invalid conversion).

@@ -139,3 +139,38 @@ func TestTrainUserRankIters(t *testing.T) {
 		})
 	}
 }
+
+// A user-level run that releases no item warns on stderr, naming the
+// cause and the remedies, and still saves the (valid) model; one that
+// releases items does not warn.
+func TestTrainUserWarnsNoItems(t *testing.T) {
+	dir := t.TempDir()
+	writeExampleData(t, dir)
+	data := filepath.Join(dir, "u1.base")
+	for _, c := range []struct {
+		eps  string
+		warn bool
+	}{{"0.05", true}, {"50", false}} {
+		t.Run("ε="+c.eps, func(t *testing.T) {
+			save := filepath.Join(t.TempDir(), "m.dpmc")
+			out, stderr, code := dpmc(t, "train", "--privacy", "user", "--data", data, "--epsilon", c.eps, "--seed", "1", "--save", save)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			zero := strings.Contains(out, "released:   0 items")
+			if zero != c.warn {
+				t.Fatalf("premise: released 0 items = %v, want %v:\n%s", zero, c.warn, out)
+			}
+			warned := strings.Contains(stderr, "dpmc: warning: no item was released")
+			if warned != c.warn {
+				t.Errorf("warned = %v, want %v: %s", warned, c.warn, stderr)
+			}
+			if c.warn && (!strings.Contains(stderr, "--epsilon") || !strings.Contains(stderr, "--items FILE")) {
+				t.Errorf("warning names no remedy: %s", stderr)
+			}
+			if _, err := os.Stat(save); err != nil {
+				t.Errorf("model not saved: %v", err)
+			}
+		})
+	}
+}

@@ -266,6 +266,9 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range s.Warnings() {
+		fmt.Fprintln(stderr, "dpmc: warning:", w)
+	}
 	if fl.save != "" {
 		m, err := model.FromUserLevel(res, opts)
 		if err != nil {

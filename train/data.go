@@ -85,6 +85,7 @@ func Load(f Files) (*Data, error) {
 	}
 	if test != nil {
 		d.Test = test.Ratings
+		d.Overlap = ratings.Overlap(train.Ratings, test.Ratings)
 		d.Describe += fmt.Sprintf(", %d test ratings", test.Ratings.Len())
 		if test.Stats.Cold > 0 {
 			d.Describe += fmt.Sprintf(" (%d dropped: user or item unseen in training)", test.Stats.Cold)

@@ -34,6 +34,24 @@ type Data struct {
 	// reports the full RMSE against it; SyntheticSeed generated it.
 	Problem       *synthetic.Problem
 	SyntheticSeed uint64
+	// Overlap is the number of (user, item) pairs rated in both Train and
+	// Test (see Warnings).
+	Overlap int
+}
+
+// Warnings returns what is wrong with the data for an honest evaluation,
+// one sentence each (none if nothing is): today, a test set that shares
+// (user, item) pairs with the training set, whose test error then
+// measures in part the fit to the training data, not the prediction of
+// held-out ratings. It is a warning, not an error: an in-sample check is
+// a legitimate experiment, but it must not pass for a test error.
+func (d *Data) Warnings() []string {
+	var w []string
+	if d.Overlap > 0 && d.Test != nil {
+		w = append(w, fmt.Sprintf("the test set shares %d of its %d (user, item) pairs (%.1f %%) with the training set: on those pairs the test error measures the fit to the training data, not a prediction; hold out disjoint ratings (e.g. MovieLens u1.base with u1.test, or --test-fraction)",
+			d.Overlap, d.Test.Len(), 100*float64(d.Overlap)/float64(max(d.Test.Len(), 1))))
+	}
+	return w
 }
 
 // Settings are the run's settings besides the solver's.

@@ -174,3 +174,29 @@ func TestTrainUserWarnsNoItems(t *testing.T) {
 		})
 	}
 }
+
+// A --test file that shares (user, item) pairs with --data draws a
+// warning with their count, in both privacy modes; a disjoint one none.
+func TestTrainWarnsTestOverlap(t *testing.T) {
+	dir := t.TempDir()
+	writeExampleData(t, dir)
+	base, test := filepath.Join(dir, "u1.base"), filepath.Join(dir, "u1.test")
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"--test", base, "--mechanism", "none", "--iters", "2"}, true},
+		{[]string{"--test", base, "--privacy", "user", "--epsilon", "5"}, true},
+		{[]string{"--test", test, "--mechanism", "none", "--iters", "2"}, false},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, stderr, code := dpmc(t, append([]string{"train", "--data", base, "--seed", "1"}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if got := strings.Contains(stderr, "dpmc: warning: --test: the test set shares "); got != c.warn {
+				t.Errorf("warned = %v, want %v: %s", got, c.warn, stderr)
+			}
+		})
+	}
+}

@@ -219,6 +219,9 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 	if err != nil {
 		return nil, rangeHint(err, fl)
 	}
+	for _, w := range d.Warnings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "dpmc: warning: --test:", w)
+	}
 	return d, nil
 }
 

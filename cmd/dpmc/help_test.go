@@ -200,3 +200,45 @@ func TestTrainWarnsTestOverlap(t *testing.T) {
 		})
 	}
 }
+
+// Bad flags are refused before --data is read, naming the flag: the
+// training file here is malformed, so an error about it would mean the
+// flags were checked only after loading.
+func TestTrainRefusesFlagsBeforeLoading(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.tsv")
+	if err := os.WriteFile(bad, []byte("1\t1\t5\nthis is not a rating line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nope.tsv")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--iters", "0"}, "--iters = 0, want ≥ 1"},
+		{[]string{"--irls-iters", "0"}, "--irls-iters = 0, want ≥ 1"},
+		{[]string{"--rank", "0"}, "--rank = 0, want ≥ 1"},
+		{[]string{"--test", missing}, "--test: train: open " + missing},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--test", missing}, "--test: train: open " + missing},
+		{[]string{"--lambda", "1e-300"}, "--lambda = 1e-300, want a finite number ≥ 1e-06"},
+		{[]string{"--lambda", "+Inf"}, "--lambda = +Inf, want a finite number"},
+		{[]string{"--algo", "als", "--irls-iters", "3"}, "--irls-iters applies to --algo irls only"},
+		{[]string{"--algo", "als", "--init", "paper"}, "--init applies to --algo irls only"},
+		{[]string{"--algo", "als", "--irls-threshold", "2"}, "--irls-threshold applies to --algo irls only"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--users", "500"}, "--users applies only to --synthetic realistic"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "2000"}, "--rank = 2000 exceeds the 400 most popular items"},
+		{[]string{"--privacy", "user", "--mechanism", "none", "--iters", "0"}, "--iters = 0: the non-private baseline"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			_, stderr, code := dpmc(t, append([]string{"train", "--data", bad}, c.args...)...)
+			if code != 1 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr, c.want)
+			}
+		})
+	}
+	// The malformed file itself is reported with its line, so the cases
+	// above would have seen this error had they loaded it.
+	if _, stderr, code := dpmc(t, "train", "--data", bad); code != 1 || !strings.Contains(stderr, "bad.tsv:2:") {
+		t.Errorf("malformed file: exit %d, %q", code, stderr)
+	}
+}

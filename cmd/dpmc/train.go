@@ -200,6 +200,14 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 	if fl.testFrac != 0 && !(fl.testFrac > 0 && fl.testFrac < 1) {
 		return nil, fmt.Errorf("--test-fraction = %v, want in (0, 1)", fl.testFrac)
 	}
+	if err := train.CheckReadable(fl.data); err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	if fl.test != "" {
+		if err := train.CheckReadable(fl.test); err != nil {
+			return nil, fmt.Errorf("--test: %w", err)
+		}
+	}
 	f := train.Files{Train: fl.data, Test: fl.test, TestFraction: fl.testFrac}
 	f.Rand, _ = fl.seed.rand(cmd)
 	var err error
@@ -283,8 +291,24 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if !(fl.delta > 0 && fl.delta < 1) {
 		return fmt.Errorf("--delta = %v, want in (0, 1)", fl.delta)
 	}
-	if changed("lambda") && !(fl.lambda > 0) {
-		return fmt.Errorf("--lambda = %v, want > 0 (every row solve needs a positive ridge)", fl.lambda)
+	if changed("lambda") && (!(fl.lambda >= train.MinLambda) || math.IsInf(fl.lambda, 0)) {
+		return fmt.Errorf("--lambda = %v, want a finite number ≥ %g (every row solve needs a positive ridge, and a smaller one is lost to float64 rounding)", fl.lambda, train.MinLambda)
+	}
+	if fl.iters < 1 {
+		return fmt.Errorf("--iters = %d, want ≥ 1 (outer sweeps)", fl.iters)
+	}
+	if fl.rank < 1 {
+		return fmt.Errorf("--rank = %d, want ≥ 1", fl.rank)
+	}
+	if algo == solver.IRLS && fl.irlsIters < 1 {
+		return fmt.Errorf("--irls-iters = %d, want ≥ 1 (inner iterations of each IRLS item solve)", fl.irlsIters)
+	}
+	if algo != solver.IRLS {
+		for _, name := range []string{"irls-iters", "irls-threshold", "init"} {
+			if changed(name) {
+				return fmt.Errorf("--%s applies to --algo irls only, not --algo %s", name, fl.algo)
+			}
+		}
 	}
 	if changed("irls-threshold") && (!(fl.threshold > 0) || math.IsInf(fl.threshold, 0)) {
 		return fmt.Errorf("--irls-threshold = %v, want a finite number > 0 (leave it out for the default)", fl.threshold)

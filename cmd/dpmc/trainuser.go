@@ -225,6 +225,9 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	if err != nil {
 		return err
 	}
+	if fl.user.synthetic != "realistic" && cmd.Flags().Changed("users") {
+		return fmt.Errorf("--users applies only to --synthetic realistic")
+	}
 	var train, test *ratings.Dataset
 	var describe string
 	switch fl.user.synthetic {

@@ -1,6 +1,8 @@
 package train
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -8,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/rng"
+	"github.com/dpmc/dpmc/solver"
+	"github.com/dpmc/dpmc/synthetic"
 )
 
 // Load counts the (user, item) pairs a test file shares with its
@@ -52,5 +56,33 @@ func TestLoadOverlapWarning(t *testing.T) {
 				t.Errorf("warnings %q, want one naming %d shared pairs", w, c.overlap)
 			}
 		})
+	}
+}
+
+// A cancellation after the last sweep (during the evaluation) makes Paper
+// return an error wrapping context.Canceled and no result, so that
+// nothing is printed or saved; without it the same run succeeds.
+func TestPaperCancelledAfterLastSweep(t *testing.T) {
+	p, err := synthetic.Generate(synthetic.Options{Rows: 40, Cols: 30, Rank: 2, Observed: 0.3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Data{Describe: "synthetic", Train: p.Observed, Min: synthetic.Min, Max: synthetic.Max, Problem: p}
+	for _, cancelAtEnd := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		opts := solver.Options{Algorithm: solver.ALS, Rank: 2, Lambda: 0.1, Iters: 3, Seeded: true, Seed: 1, Workers: 1,
+			Progress: func(done, total int) {
+				if cancelAtEnd && done == total {
+					cancel()
+				}
+			}}
+		r, err := Paper(ctx, d, opts, Settings{Delta: 1e-6})
+		cancel()
+		switch {
+		case cancelAtEnd && (!errors.Is(err, context.Canceled) || r != nil):
+			t.Errorf("cancelled after the last sweep: result %v, err %v; want none and context.Canceled", r != nil, err)
+		case !cancelAtEnd && err != nil:
+			t.Errorf("not cancelled: %v", err)
+		}
 	}
 }

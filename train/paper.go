@@ -118,7 +118,10 @@ type Result struct {
 }
 
 // Paper trains opts (UserLevel nil; Workers 0 means all cores) on d,
-// then measures the model and reports on its privacy.
+// then measures the model and reports on its privacy. It returns an error
+// wrapping ctx.Err() if ctx is done before it returns, even after the last
+// sweep (the evaluation itself is not interrupted, but its result is
+// dropped).
 func Paper(ctx context.Context, d *Data, opts solver.Options, s Settings) (*Result, error) {
 	if opts.UserLevel != nil {
 		return nil, fmt.Errorf("train: paper mode with user-level options (use package userdp)")
@@ -133,6 +136,11 @@ func Paper(ctx context.Context, d *Data, opts solver.Options, s Settings) (*Resu
 	}
 	secs := time.Since(start).Seconds()
 	opts.Progress = nil
+	// A cancellation during the last sweep or the evaluation ends the run
+	// with no result, so that nothing is printed or saved after it.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
 	r := &Result{model: sm, data: d, opts: opts}
 	// The report comes after training, which has validated the options.
 	if opts.Noise != nil {
@@ -141,6 +149,9 @@ func Paper(ctx context.Context, d *Data, opts solver.Options, s Settings) (*Resu
 		}
 	}
 	r.fill(s, secs)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
 	return r, nil
 }
 

@@ -355,6 +355,9 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := cmd.Context().Err(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
 	// Print first, so that a failing save never costs the summary.
 	if fl.json {
 		err = run.WriteJSON(cmd.OutOrStdout())
@@ -365,6 +368,9 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		return err
 	}
 	if fl.save != "" {
+		if err := cmd.Context().Err(); err != nil {
+			return fmt.Errorf("--save: %w (nothing written)", err)
+		}
 		m, err := run.Model()
 		if err != nil {
 			return fmt.Errorf("--save: %w", err)

@@ -260,6 +260,11 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	}
 	opts.Progress = nil
 	s := userdp.Summarize(res, opts, train, test, describe, time.Since(start).Seconds())
+	// A signal during the evaluation ends the run with nothing printed
+	// or saved.
+	if err := cmd.Context().Err(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
 	// Print first, so that a failing save never costs the summary.
 	if fl.json {
 		err = s.WriteJSON(cmd.OutOrStdout())
@@ -273,6 +278,9 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		fmt.Fprintln(stderr, "dpmc: warning:", w)
 	}
 	if fl.save != "" {
+		if err := cmd.Context().Err(); err != nil {
+			return fmt.Errorf("--save: %w (nothing written)", err)
+		}
 		m, err := model.FromUserLevel(res, opts)
 		if err != nil {
 			return fmt.Errorf("--save: %w", err)
@@ -283,6 +291,9 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		fmt.Fprintf(stderr, "dpmc: wrote the release (what the privacy report covers, nothing per user) to %s\n", fl.save)
 	}
 	if fl.user.saveUsers != "" {
+		if err := cmd.Context().Err(); err != nil {
+			return fmt.Errorf("--save-users: %w (nothing written)", err)
+		}
 		users := res.FoldInAll(train)
 		if err := atomicfile.Write(fl.user.saveUsers, fl.force, func(w io.Writer) error { return users.WriteUsers(w, train) }); err != nil {
 			return fmt.Errorf("--save-users: %w", err)

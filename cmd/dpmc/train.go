@@ -76,7 +76,8 @@ Privacy (--privacy):
          contributes at most --max-user-ratings ratings; each user's
          deviations are clipped to half (biases) and a quarter (factor
          residuals) of the rating range and user factors to --clip-norm.
-         The noise is exact discrete Gaussian, calibrated so that all
+         The noise is exact discrete Gaussian (--sampler float, the
+         floating-point one, only with --seed), calibrated so that all
          releases together meet --epsilon and --delta (zCDP). Each user's
          own bias and factor are computed from the release and the user's
          own ratings, never released. Seeded runs are never private.

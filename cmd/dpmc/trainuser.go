@@ -295,7 +295,7 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 			return fmt.Errorf("--save-users: %w (nothing written)", err)
 		}
 		users := res.FoldInAll(train)
-		if err := atomicfile.Write(fl.user.saveUsers, fl.force, func(w io.Writer) error { return users.WriteUsers(w, train) }); err != nil {
+		if err := atomicfile.WriteContext(cmd.Context(), fl.user.saveUsers, fl.force, func(w io.Writer) error { return users.WriteUsers(w, train) }); err != nil {
 			return fmt.Errorf("--save-users: %w", err)
 		}
 		fmt.Fprintf(stderr, "dpmc: wrote every user's own bias and factor (NOT private: each line belongs to its user) to %s\n", fl.user.saveUsers)

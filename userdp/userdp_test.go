@@ -484,6 +484,17 @@ func TestNoNoiseReportClaimsNothingPrivate(t *testing.T) {
 			if err := Summarize(res, c.o, d, nil, "small", 0.1).WriteText(&text); err != nil {
 				t.Fatal(err)
 			}
+			js, err := json.Marshal(res.Report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(js, &m); err != nil {
+				t.Fatal(err)
+			}
+			if nothing := c.o.NoNoise; (m["total_epsilon"] == nil) != nothing || (m["total_delta"] == nil) != nothing {
+				t.Errorf("JSON total ε %v, δ %v: want null exactly when nothing is private", m["total_epsilon"], m["total_delta"])
+			}
 			// Only the release part: the evaluation section says "NOT private" by design.
 			rel, _, _ := strings.Cut(text.String(), "evaluation (")
 			for _, w := range c.want {

@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -118,6 +119,13 @@ func (t Totals) Tightest() (Total, error) {
 // sensitivity it needs is not positive and finite; an accountant that does
 // not apply leaves its field nil with the reason in NotApplicable.
 func Compose(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (Totals, error) {
+	return ComposeContext(context.Background(), m, s, k, delta)
+}
+
+// ComposeContext is Compose, stopped when ctx is done: it then returns an
+// error wrapping ctx.Err(). The accountants check ctx between them and
+// within their long loops (KOV's bisection takes seconds at k = 10⁸).
+func ComposeContext(ctx context.Context, m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (Totals, error) {
 	if err := checkDelta(delta); err != nil {
 		return Totals{}, err
 	}
@@ -125,13 +133,28 @@ func Compose(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float6
 	if err != nil {
 		return Totals{}, err
 	}
+	md.ctx = ctx
 	return md.compose(k, delta)
+}
+
+// cancelled returns an error wrapping md.ctx's error once it is done.
+func (md *model) cancelled() error {
+	if md.ctx == nil {
+		return nil
+	}
+	if err := md.ctx.Err(); err != nil {
+		return fmt.Errorf("accounting: %w", err)
+	}
+	return nil
 }
 
 func (md *model) compose(k int, delta float64) (Totals, error) {
 	var t Totals
 	run := []func(int, float64) (*Total, error){md.basicTotal, md.kovTotal, md.drvTotal, md.rdpTotal, md.pldTotal}
 	for i, name := range Accountants() {
+		if err := md.cancelled(); err != nil {
+			return Totals{}, err
+		}
 		v, err := run[i](k, delta)
 		switch {
 		case errors.Is(err, ErrNotApplicable):
@@ -139,6 +162,8 @@ func (md *model) compose(k int, delta float64) (Totals, error) {
 				t.NotApplicable = map[string]string{}
 			}
 			t.NotApplicable[name] = notApplicableReason(err)
+		case err != nil && md.cancelled() != nil:
+			return Totals{}, md.cancelled()
 		case err != nil:
 			return Totals{}, fmt.Errorf("accounting: %s: %w", name, err)
 		case math.IsInf(v.Epsilon, 0) || math.IsNaN(v.Epsilon):
@@ -172,21 +197,28 @@ func notApplicableReason(err error) string {
 // an error naming the parameter for invalid arguments, an error if even
 // family(hi) does not meet the target, and any error of family.
 func Calibrate(family func(p float64) (mechanism.Mechanism, error), s mechanism.Sensitivity, k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
+	return CalibrateContext(context.Background(), family, s, k, epsilon, delta, lo, hi)
+}
+
+// CalibrateContext is Calibrate, stopped when ctx is done: it then
+// returns an error wrapping ctx.Err().
+func CalibrateContext(ctx context.Context, family func(p float64) (mechanism.Mechanism, error), s mechanism.Sensitivity, k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
 	if family == nil {
 		return 0, Totals{}, fmt.Errorf("%w: family is nil", check.ErrParam)
 	}
-	return calibrate(func(p float64) (Totals, error) {
+	return calibrate(ctx, func(p float64) (Totals, error) {
 		m, err := family(p)
 		if err != nil {
 			return Totals{}, err
 		}
-		return Compose(m, s, k, delta)
+		return ComposeContext(ctx, m, s, k, delta)
 	}, k, epsilon, delta, lo, hi)
 }
 
 // calibrate bisects on log p for the smallest p in [lo, hi] whose totals
-// (from totalsAt) meet epsilon under the tightest accountant.
-func calibrate(totalsAt func(p float64) (Totals, error), k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
+// (from totalsAt) meet epsilon under the tightest accountant, checking ctx
+// before each evaluation.
+func calibrate(ctx context.Context, totalsAt func(p float64) (Totals, error), k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
 	if err := checkK(k); err != nil {
 		return 0, Totals{}, err
 	}
@@ -206,7 +238,13 @@ func calibrate(totalsAt func(p float64) (Totals, error), k int, epsilon, delta, 
 		return 0, Totals{}, fmt.Errorf("%w: lo = %g, hi = %g, want lo < hi", check.ErrParam, lo, hi)
 	}
 	eval := func(p float64) (Totals, bool, error) {
+		if err := ctx.Err(); err != nil {
+			return Totals{}, false, fmt.Errorf("accounting: %w", err)
+		}
 		t, err := totalsAt(p)
+		if err != nil && ctx.Err() != nil {
+			return Totals{}, false, fmt.Errorf("accounting: %w", ctx.Err())
+		}
 		if err != nil {
 			return Totals{}, false, fmt.Errorf("accounting: calibrate at p = %g: %w", p, err)
 		}
@@ -260,6 +298,8 @@ func checkDelta(delta float64) error { return check.Probability("delta", delta) 
 // model is what the accountants know about one release of a mechanism on a
 // statistic of a given sensitivity.
 type model struct {
+	// ctx, if not nil, stops the long computations (see cancelled).
+	ctx   context.Context
 	pure  bool
 	eps0  float64                               // pure: ε of one release
 	epsAt func(delta0 float64) (float64, error) // approximate: ε of one release at δ₀

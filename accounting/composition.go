@@ -123,7 +123,11 @@ func (md *model) kovTotal(k int, delta float64) (*Total, error) {
 	}
 	// 1 − (1−δ₀)^k (1 − δ_k) ≤ delta  ⇔  δ_k ≤ 1 − (1−delta)/(1−δ₀)^k.
 	target := -math.Expm1(math.Log1p(-delta) - float64(k)*math.Log1p(-delta0))
-	return md.capAtBasic(kovEpsilon(eps0, k, target), k, delta, NameKOV)
+	eps, err := kovEpsilon(md.cancelled, eps0, k, target)
+	if err != nil {
+		return nil, err
+	}
+	return md.capAtBasic(eps, k, delta, NameKOV)
 }
 
 // KOVDelta returns δ_k(epsilon), the optimal δ of k-fold composition of
@@ -147,8 +151,16 @@ func KOVDelta(eps0 float64, k int, epsilon float64) (float64, error) {
 // more than 40 standard deviations below the mean are replaced by
 // Hoeffding's bound on their total, so the cost is O(√k).
 func kovDelta(eps0 float64, k int, eps float64) float64 {
+	d, _ := kovDeltaStop(nil, eps0, k, eps)
+	return d
+}
+
+// kovDeltaStop is kovDelta, calling stop (if not nil) every 2¹⁶ terms and
+// returning its error: at k = 10⁸ one evaluation can sum millions of
+// terms.
+func kovDeltaStop(stop func() error, eps0 float64, k int, eps float64) (float64, error) {
 	if eps0 == 0 || eps >= float64(k)*eps0 {
-		return 0
+		return 0, nil
 	}
 	kf := float64(k)
 	// Largest l with (k − 2l)ε₀ > ε.
@@ -160,7 +172,7 @@ func kovDelta(eps0 float64, k int, eps float64) float64 {
 		lcut++
 	}
 	if lcut < 0 {
-		return 0
+		return 0, nil
 	}
 	sp := math.Log1p(math.Exp(-eps0)) // softplus(−ε₀)
 	logQ, log1mQ := -(eps0 + sp), -sp // log q, log(1 − q)
@@ -175,31 +187,44 @@ func kovDelta(eps0 float64, k int, eps float64) float64 {
 	lgk, _ := math.Lgamma(kf + 1)
 	var acc logSum
 	for l := l0; l <= lcut; l++ {
+		if stop != nil && (l-l0)&0xffff == 0xffff {
+			if err := stop(); err != nil {
+				return 0, err
+			}
+		}
 		lf := float64(l)
 		a, _ := math.Lgamma(lf + 1)
 		b, _ := math.Lgamma(kf - lf + 1)
 		acc.add(lgk - a - b + lf*logQ + (kf-lf)*log1mQ + math.Log(-math.Expm1(eps-(kf-2*lf)*eps0)))
 	}
-	return math.Exp(acc.log()) + tail
+	return math.Exp(acc.log()) + tail, nil
 }
 
 // kovEpsilon returns the smallest ε ≥ 0 with δ_k(ε) ≤ target, to a
-// relative precision of 1e-12 (rounded up).
-func kovEpsilon(eps0 float64, k int, target float64) float64 {
-	if kovDelta(eps0, k, 0) <= target {
-		return 0
+// relative precision of 1e-12 (rounded up). It returns stop's error if
+// stop, called before each step of the bisection, returns one.
+func kovEpsilon(stop func() error, eps0 float64, k int, target float64) (float64, error) {
+	if d, err := kovDeltaStop(stop, eps0, k, 0); err != nil || d <= target {
+		return 0, err
 	}
 	lo, hi := 0.0, float64(k)*eps0
 	for range 200 {
+		if err := stop(); err != nil {
+			return 0, err
+		}
 		mid := (lo + hi) / 2
 		if mid <= lo || mid >= hi || hi-lo <= 1e-12*hi {
 			break
 		}
-		if kovDelta(eps0, k, mid) > target {
+		d, err := kovDeltaStop(stop, eps0, k, mid)
+		if err != nil {
+			return 0, err
+		}
+		if d > target {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return hi
+	return hi, nil
 }

@@ -75,7 +75,7 @@ func TestAdvancedOrdering(t *testing.T) {
 func TestKOVSingleRelease(t *testing.T) {
 	for _, eps0 := range []float64{0.1, 1, 5} {
 		for _, delta := range []float64{1e-3, 1e-8} {
-			got := kovEpsilon(eps0, 1, delta)
+			got, _ := kovEpsilon(func() error { return nil }, eps0, 1, delta)
 			want := math.Log(math.Exp(eps0) - delta*(1+math.Exp(eps0)))
 			if math.Abs(got-want) > 1e-10 {
 				t.Errorf("ε₀=%g δ=%g: KOV ε = %.15g, want %.15g", eps0, delta, got, want)
@@ -121,7 +121,7 @@ func TestKOVDeltaAgainstEnumeration(t *testing.T) {
 // like a Gaussian mechanism with μ = √k·ε₀ (Dong, Roth & Su 2022).
 func TestKOVLargeK(t *testing.T) {
 	eps0, k := 0.001, 1_000_000
-	got := kovEpsilon(eps0, k, 1e-6)
+	got, _ := kovEpsilon(func() error { return nil }, eps0, k, 1e-6)
 	clt, _ := gaussian.Epsilon(1, math.Sqrt(float64(k))*eps0, 1e-6)
 	if math.Abs(got-clt) > 0.01*clt {
 		t.Errorf("KOV ε = %g, want ≈ %g (CLT)", got, clt)

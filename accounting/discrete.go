@@ -1,6 +1,7 @@
 package accounting
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/dpmc/dpmc/discrete"
@@ -44,6 +45,12 @@ type GridCost struct {
 // Compose does. The GridCost compares with the unrounded sensitivity. It
 // returns an error naming the parameter for invalid input.
 func ComposeDiscrete(m discrete.Mechanism, s mechanism.Sensitivity, n, k int, delta float64) (Totals, GridCost, error) {
+	return ComposeDiscreteContext(context.Background(), m, s, n, k, delta)
+}
+
+// ComposeDiscreteContext is ComposeDiscrete, stopped when ctx is done: it
+// then returns an error wrapping ctx.Err().
+func ComposeDiscreteContext(ctx context.Context, m discrete.Mechanism, s mechanism.Sensitivity, n, k int, delta float64) (Totals, GridCost, error) {
 	if m == nil {
 		return Totals{}, GridCost{}, fmt.Errorf("%w: mechanism is nil", check.ErrParam)
 	}
@@ -62,6 +69,7 @@ func ComposeDiscrete(m discrete.Mechanism, s mechanism.Sensitivity, n, k int, de
 		if n == 1 && md.scalar != nil {
 			md.lattice = md.scalar
 		}
+		md.ctx = ctx
 		return md.compose(k, delta)
 	}
 	t, err := run(rs)
@@ -94,10 +102,16 @@ func ComposeDiscrete(m discrete.Mechanism, s mechanism.Sensitivity, n, k int, de
 // changed coordinates, and the totals are those of ComposeDiscrete. It
 // returns p and the totals at p.
 func CalibrateDiscrete(family func(p float64) (discrete.Mechanism, error), s mechanism.Sensitivity, n, k int, epsilon, delta, lo, hi float64) (float64, Totals, error) {
+	return CalibrateDiscreteContext(context.Background(), family, s, n, k, epsilon, delta, lo, hi)
+}
+
+// CalibrateDiscreteContext is CalibrateDiscrete, stopped when ctx is
+// done: it then returns an error wrapping ctx.Err().
+func CalibrateDiscreteContext(ctx context.Context, family func(p float64) (discrete.Mechanism, error), s mechanism.Sensitivity, n, k int, epsilon, delta, lo, hi float64) (float64, Totals, error) {
 	if family == nil {
 		return 0, Totals{}, fmt.Errorf("%w: family is nil", check.ErrParam)
 	}
-	return calibrate(func(p float64) (Totals, error) {
+	return calibrate(ctx, func(p float64) (Totals, error) {
 		m, err := family(p)
 		if err != nil {
 			return Totals{}, err
@@ -113,6 +127,7 @@ func CalibrateDiscrete(family func(p float64) (discrete.Mechanism, error), s mec
 		if n == 1 && md.scalar != nil {
 			md.lattice = md.scalar
 		}
+		md.ctx = ctx
 		return md.compose(k, delta)
 	}, k, epsilon, delta, lo, hi)
 }

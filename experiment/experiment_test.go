@@ -330,3 +330,37 @@ func TestLogTicks(t *testing.T) {
 		t.Errorf("non-positive range gave %v", got)
 	}
 }
+
+// The report names the command that made its results: a quick run of
+// some tables is not passed off as the paper's full run.
+func TestReproduceCommands(t *testing.T) {
+	res := func(quick bool, tables ...string) []*TableResult {
+		var rs []*TableResult
+		for _, tb := range tables {
+			rs = append(rs, &TableResult{Table: tb, Quick: quick})
+		}
+		return rs
+	}
+	for _, c := range []struct {
+		name string
+		rs   []*TableResult
+		want []string
+	}{
+		{"all, full", res(false, Tables...), []string{"go run ./cmd/dpmc reproduce --table all"}},
+		{"all, quick", res(true, Tables...), []string{"go run ./cmd/dpmc reproduce --quick --table all"}},
+		{"quick 3", res(true, "3"), []string{"go run ./cmd/dpmc reproduce --quick --table 3"}},
+		{"mixed", append(res(false, "1"), res(true, "8", "3")...), []string{"go run ./cmd/dpmc reproduce --table 1", "go run ./cmd/dpmc reproduce --quick --table 3,8"}},
+	} {
+		got := ReproduceCommands(c.rs)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		var buf bytes.Buffer
+		if err := Report(&buf, c.rs, "results", ""); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), "were written by\n\n```\n"+strings.Join(c.want, "\n")+"\n```") {
+			t.Errorf("%s: report does not name %q:\n%.600s", c.name, c.want, buf.String())
+		}
+	}
+}

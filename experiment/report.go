@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -35,6 +36,40 @@ func LoadResults(dir string) ([]*TableResult, error) {
 	return out, nil
 }
 
+// ReproduceCommands returns the dpmc reproduce command lines that make
+// the results rs: one per setting (quick or the paper's), naming its
+// tables ("--table all" when a setting covers every table), in the order
+// of Tables.
+func ReproduceCommands(rs []*TableResult) []string {
+	var full, quick []string
+	for _, t := range Tables {
+		for _, r := range rs {
+			if r.Table != t {
+				continue
+			}
+			if r.Quick {
+				quick = append(quick, t)
+			} else {
+				full = append(full, t)
+			}
+		}
+	}
+	list := func(ts []string) string {
+		if slices.Equal(ts, Tables) {
+			return "all"
+		}
+		return strings.Join(ts, ",")
+	}
+	var cmds []string
+	if len(full) > 0 {
+		cmds = append(cmds, "go run ./cmd/dpmc reproduce --table "+list(full))
+	}
+	if len(quick) > 0 {
+		cmds = append(cmds, "go run ./cmd/dpmc reproduce --quick --table "+list(quick))
+	}
+	return cmds
+}
+
 // Claim is one statement of the paper and what the results say about it.
 type Claim struct {
 	Source    string // where the paper makes it
@@ -50,9 +85,9 @@ type Claim struct {
 func Report(w io.Writer, rs []*TableResult, resultsDir, search string) error {
 	var b strings.Builder
 	b.WriteString(ReportMarker + "\n\n# Reproducing the paper\n\n")
-	b.WriteString("This report checks every table of \"Introducing the Huber mechanism for differentially private low-rank matrix completion\" with dpmc, and goes past it with confidence intervals and a comparison at equal privacy. It is generated from the files in `" + resultsDir + "/` by\n\n")
-	b.WriteString("```\ngo run ./cmd/dpmc reproduce --table all\n```\n\n")
-	b.WriteString("which reruns every experiment (with the datasets in `data/` or `../shared/data/`, see `--data-dir`) and rewrites the results and this file; `dpmc reproduce --report-only` rewrites this file alone from the results.\n\n")
+	b.WriteString("This report checks the tables of \"Introducing the Huber mechanism for differentially private low-rank matrix completion\" with dpmc, and goes past it with confidence intervals and a comparison at equal privacy. It is generated from the files in `" + resultsDir + "/`, which were written by\n\n")
+	b.WriteString("```\n" + strings.Join(ReproduceCommands(rs), "\n") + "\n```\n\n")
+	b.WriteString("(the trials and seed of each table are below). `go run ./cmd/dpmc reproduce --table all` reruns every experiment of the paper at its settings (with the datasets in `data/` or `../shared/data/`, see `--data-dir`) and rewrites the results and this file; `dpmc reproduce --report-only` rewrites this file alone from the results.\n\n")
 	var total float64
 	b.WriteString("| Table | Trials per cell | Seed | Settings | Wall time | Machine |\n|---|---|---|---|---|---|\n")
 	for _, r := range rs {

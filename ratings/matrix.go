@@ -593,3 +593,29 @@ func (m *Matrix) Triples() []Triple {
 	}
 	return out
 }
+
+// Overlap returns the number of (row, column) pairs that have a rating in
+// both a and b, which must share row and column indices (as the training
+// and test sets of LoadPair or Split do). A test set should share none
+// with its training set: an overlapping pair measures the fit, not the
+// prediction of a held-out rating.
+func Overlap(a, b *Matrix) int {
+	n := 0
+	for i := range min(a.Rows(), b.Rows()) {
+		x, _ := a.Row(i)
+		y, _ := b.Row(i)
+		for p, q := 0, 0; p < len(x) && q < len(y); {
+			switch {
+			case x[p] < y[q]:
+				p++
+			case x[p] > y[q]:
+				q++
+			default:
+				n++
+				p++
+				q++
+			}
+		}
+	}
+	return n
+}

@@ -472,3 +472,34 @@ func TestLoadedValuesStorage(t *testing.T) {
 		}
 	}
 }
+
+// Overlap counts the pairs present in both matrices, whatever their
+// values, and is symmetric.
+func TestOverlap(t *testing.T) {
+	mk := func(rows, cols int, tr []Triple) *Matrix {
+		m, err := New(rows, cols, tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a := mk(3, 4, []Triple{{0, 0, 1}, {0, 2, 2}, {1, 1, 3}, {2, 3, 4}})
+	for _, c := range []struct {
+		name string
+		b    *Matrix
+		want int
+	}{
+		{"disjoint", mk(3, 4, []Triple{{0, 1, 1}, {1, 0, 2}, {2, 2, 5}}), 0},
+		{"two shared, other values", mk(3, 4, []Triple{{0, 2, 5}, {2, 3, 1}, {1, 3, 1}}), 2},
+		{"itself", a, 4},
+		{"fewer rows", mk(1, 4, []Triple{{0, 0, 3}}), 1},
+		{"empty", mk(3, 4, nil), 0},
+	} {
+		if got := Overlap(a, c.b); got != c.want {
+			t.Errorf("%s: Overlap = %d, want %d", c.name, got, c.want)
+		}
+		if got := Overlap(c.b, a); got != c.want {
+			t.Errorf("%s: Overlap(b, a) = %d, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime/debug"
 
 	"github.com/dpmc/dpmc/ratings"
@@ -35,6 +36,25 @@ type Files struct {
 	Rand         *rand.Rand
 	// Ratings are the loader's options (format, columns, header, range).
 	Ratings ratings.Options
+}
+
+// CheckReadable returns an error unless path names a regular file that
+// can be opened for reading, so that a missing or unreadable file is
+// reported before any long work (such as loading another, large file).
+func CheckReadable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	if st.IsDir() {
+		return fmt.Errorf("train: %s is a directory, want a ratings file", path)
+	}
+	return nil
 }
 
 // Load reads the files of f (package ratings: every error names the file
@@ -85,6 +105,7 @@ func Load(f Files) (*Data, error) {
 	}
 	if test != nil {
 		d.Test = test.Ratings
+		d.Overlap = ratings.Overlap(train.Ratings, test.Ratings)
 		d.Describe += fmt.Sprintf(", %d test ratings", test.Ratings.Len())
 		if test.Stats.Cold > 0 {
 			d.Describe += fmt.Sprintf(" (%d dropped: user or item unseen in training)", test.Stats.Cold)

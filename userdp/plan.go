@@ -231,13 +231,18 @@ func (p *Plan) plan() error {
 	o := &p.opts
 	r := &Report{Unit: "user", Mode: "user", NoNoise: o.NoNoise, Epsilon: o.Epsilon, Delta: o.Delta, Sampler: o.Sampler.String()}
 	p.report = r
-	if o.Items != nil {
+	switch {
+	case o.Items != nil && o.NoNoise:
+		r.Items = fmt.Sprintf("public catalogue of %d items (--items), no noise: nothing released is private", len(o.Items))
+	case o.Items != nil:
 		r.Items = fmt.Sprintf("public catalogue of %d items (--items)", len(o.Items))
-	} else {
+	case o.NoNoise:
+		r.Items = "every item some user rated, with no selection and no noise: the item list is NOT private"
+	default:
 		r.Items = "private selection: an item is released only if its noisy weighted count clears the threshold"
 	}
 	if o.NoNoise {
-		r.Guarantee = "none: the pipeline ran without noise (a non-private baseline)"
+		r.Guarantee = "none: the pipeline ran without noise (a non-private baseline); nothing it releases is private"
 		r.Factors = fmt.Sprintf("rank %d", o.Rank)
 		r.Sampler = ""
 		return nil
@@ -338,8 +343,12 @@ func (p *Plan) decideFactors(users float64) {
 		r.Factors = "none (rank 0)"
 		return
 	}
-	if !o.AutoFactors || o.NoNoise {
+	if o.NoNoise {
 		r.Factors = fmt.Sprintf("rank %d", o.Rank)
+		return
+	}
+	if !o.AutoFactors {
+		r.Factors = fmt.Sprintf("rank %d, %d ALS step(s) after the PCA start, set explicitly (--rank/--iters): the users × ε rule was not applied", o.Rank, o.Iters)
 		return
 	}
 	score := users * o.Epsilon

@@ -1,6 +1,7 @@
 package userdp
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -56,6 +57,24 @@ type Report struct {
 	TotalDelta   float64 `json:"total_delta"`
 	// Accountant names how the total was computed.
 	Accountant string `json:"accountant"`
+}
+
+// MarshalJSON encodes r with "total_epsilon" and "total_delta" null when
+// nothing is proved — the non-private baseline (NoNoise), or a total that
+// is not finite — so that no reader takes a 0 for a guarantee.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report
+	proved := func(x float64) *float64 {
+		if r.NoNoise || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return &x
+	}
+	return json.Marshal(struct {
+		plain
+		TotalEpsilon *float64 `json:"total_epsilon"`
+		TotalDelta   *float64 `json:"total_delta"`
+	}{plain(r), proved(r.TotalEpsilon), proved(r.TotalDelta)})
 }
 
 // Evaluation holds exact, non-private figures about a run, for the

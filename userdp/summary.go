@@ -98,6 +98,24 @@ func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data str
 	return s
 }
 
+// Warnings returns what an operator must know before using the release,
+// one sentence each (none for a usable release): today, a release with no
+// item, which private selection gives when no item's noisy weighted count
+// clears the threshold — too few users for ε. Such a model predicts every
+// item by the centre, the tail bias and the user's own bias, and
+// recommends nothing.
+func (s *Summary) Warnings() []string {
+	var w []string
+	if s.Release.Items == 0 {
+		why := "no item was released"
+		if s.Privacy != nil && s.Privacy.Threshold > 0 {
+			why = fmt.Sprintf("no item was released: no item's noisy weighted count cleared the selection threshold %.4g at ε = %g", s.Privacy.Threshold, s.Options.Epsilon)
+		}
+		w = append(w, why+"; the model predicts every item by μ, the tail bias and the user's own bias, and recommends nothing (remedies: a larger --epsilon, more users, or a public item catalogue with --items FILE, which releases every catalogue item)")
+	}
+	return w
+}
+
 // WriteText writes the summary as labelled lines: the release and its
 // guarantee first, then the evaluation-only figures, marked as such.
 func (s *Summary) WriteText(w io.Writer) error {

@@ -456,6 +456,98 @@ func TestSummaryLabelsEvaluationOnly(t *testing.T) {
 	}
 }
 
+// The non-private baseline's report says that nothing is private: no
+// "private selection" of items, a model line, and a "NOT private" item
+// list, with and without a catalogue; a private run still says
+// "private selection".
+func TestNoNoiseReportClaimsNothingPrivate(t *testing.T) {
+	d := small(t, "")
+	cat := []string{"a", "b", "c", "d", "e", "f", "z"}
+	for _, c := range []struct {
+		name        string
+		o           Options
+		want, avoid []string
+	}{
+		{"none", Defaults(math.Inf(1), 1e-6, 1, 5),
+			[]string{"model:      NON-PRIVATE baseline", "privacy:    NONE", "the item list is NOT private", "nothing it releases is private"},
+			[]string{"private selection", "noisy"}},
+		{"none+catalogue", Defaults(math.Inf(1), 1e-6, 1, 5).WithCatalogue(cat),
+			[]string{"model:      NON-PRIVATE baseline", "public catalogue of 7 items", "nothing released is private"},
+			[]string{"private selection", "noisy"}},
+		{"private", Defaults(2, 1e-6, 1, 5),
+			[]string{"model:      user-level private", "private selection"},
+			[]string{"the item list is NOT private", "NON-PRIVATE"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := train(t, d, c.o)
+			var text strings.Builder
+			if err := Summarize(res, c.o, d, nil, "small", 0.1).WriteText(&text); err != nil {
+				t.Fatal(err)
+			}
+			js, err := json.Marshal(res.Report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(js, &m); err != nil {
+				t.Fatal(err)
+			}
+			if nothing := c.o.NoNoise; (m["total_epsilon"] == nil) != nothing || (m["total_delta"] == nil) != nothing {
+				t.Errorf("JSON total ε %v, δ %v: want null exactly when nothing is private", m["total_epsilon"], m["total_delta"])
+			}
+			// Only the release part: the evaluation section says "NOT private" by design.
+			rel, _, _ := strings.Cut(text.String(), "evaluation (")
+			for _, w := range c.want {
+				if !strings.Contains(rel, w) {
+					t.Errorf("report lacks %q:\n%s", w, rel)
+				}
+			}
+			for _, a := range c.avoid {
+				if strings.Contains(rel, a) {
+					t.Errorf("report says %q:\n%s", a, rel)
+				}
+			}
+		})
+	}
+}
+
+// A release with no item carries a warning that names the cause and the
+// remedies; a release with items carries none.
+func TestWarningsNoItems(t *testing.T) {
+	d := small(t, "")
+	for _, c := range []struct {
+		name  string
+		o     Options
+		items int // -1: some
+	}{
+		{"private selection, ε = 2", Defaults(2, 1e-6, 1, 5), 0},
+		{"catalogue", Defaults(2, 1e-6, 1, 5).WithCatalogue([]string{"a", "b"}), 2},
+		{"no noise", Defaults(math.Inf(1), 1e-6, 1, 5), 7},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := train(t, d, c.o)
+			if len(res.ItemIDs) != c.items {
+				t.Fatalf("%d items released, want %d (the test's premise)", len(res.ItemIDs), c.items)
+			}
+			w := Summarize(res, c.o, d, nil, "small", 0).Warnings()
+			if c.items > 0 {
+				if len(w) != 0 {
+					t.Errorf("warnings %q for a release of %d items", w, c.items)
+				}
+				return
+			}
+			if len(w) != 1 {
+				t.Fatalf("warnings %q, want one", w)
+			}
+			for _, want := range []string{"no item was released", "selection threshold", "ε = 2", "--epsilon", "--items"} {
+				if !strings.Contains(w[0], want) {
+					t.Errorf("warning %q lacks %q", w[0], want)
+				}
+			}
+		})
+	}
+}
+
 // RhoFor inverts discrete.ZCDPEpsilon, and its ρ is never more generous
 // than the exact curve of the Gaussian mechanism with μ = √(2ρ), which is
 // ρ-zCDP (a budget above that curve would be an invalid conversion).

@@ -168,14 +168,14 @@ func runAccount(cmd *cobra.Command, fl *accountFlags) error {
 			return fmt.Errorf("account: --sampler discrete: %w", err)
 		}
 		var cost accounting.GridCost
-		if totals, cost, err = accounting.ComposeDiscrete(d, s, fl.coordinates, k, delta); err != nil {
+		if totals, cost, err = accounting.ComposeDiscreteContext(cmd.Context(), d, s, fl.coordinates, k, delta); err != nil {
 			return fmt.Errorf("account: %w", err)
 		}
 		if sens, err = discrete.RoundedSensitivity(s, fl.coordinates, d.Granularity()); err != nil {
 			return fmt.Errorf("account: %w", err)
 		}
 		m, grid = d, &cost
-	} else if totals, err = accounting.Compose(m, s, k, delta); err != nil {
+	} else if totals, err = accounting.ComposeContext(cmd.Context(), m, s, k, delta); err != nil {
 		return fmt.Errorf("account: %w", err)
 	}
 	best, err := totals.Tightest()
@@ -268,9 +268,9 @@ func calibrateAccount(cmd *cobra.Command, m mechanism.Mechanism, s mechanism.Sen
 			}
 			return discrete.For(c)
 		}
-		p, _, err = accounting.CalibrateDiscrete(disc, s, fl.coordinates, k, eps, delta, lo, hi)
+		p, _, err = accounting.CalibrateDiscreteContext(cmd.Context(), disc, s, fl.coordinates, k, eps, delta, lo, hi)
 	} else {
-		p, _, err = accounting.Calibrate(family, s, k, eps, delta, lo, hi)
+		p, _, err = accounting.CalibrateContext(cmd.Context(), family, s, k, eps, delta, lo, hi)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("--target-epsilon: %w", err)

@@ -48,6 +48,11 @@ them; dpmc account composes them under every accountant.`,
 			if err := out.check(); err != nil {
 				return err
 			}
+			for i, v := range variances.vals {
+				if !(v > 0) {
+					return fmt.Errorf("--variance: item %d is %v, want a noise variance > 0 (squared rating units)", i+1, v)
+				}
+			}
 			rows, err := budget.Compute(variances.vals, sensitivity, delta)
 			if err != nil {
 				return fmt.Errorf("budget: %w", err)

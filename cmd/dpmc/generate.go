@@ -87,11 +87,11 @@ data.`,
 				}
 				test = &ratings.Dataset{Ratings: m, Users: d.Users, Items: d.Items, Min: d.Min, Max: d.Max}
 			}
-			if err := out.write(cmd.OutOrStdout(), func(w io.Writer) error { return d.WriteTSV(w) }); err != nil {
+			if err := out.writeContext(cmd.Context(), cmd.OutOrStdout(), func(w io.Writer) error { return d.WriteTSV(w) }); err != nil {
 				return err
 			}
 			if test != nil {
-				if err := atomicfile.Write(testPath, out.force, func(w io.Writer) error { return test.WriteTSV(w) }); err != nil {
+				if err := atomicfile.WriteContext(cmd.Context(), testPath, out.force, func(w io.Writer) error { return test.WriteTSV(w) }); err != nil {
 					return err
 				}
 				fmt.Fprintf(stderr, "dpmc: wrote %d held-out ratings to %s\n", testN, testPath)

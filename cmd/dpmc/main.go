@@ -24,10 +24,11 @@ import (
 )
 
 func main() {
-	// SIGINT (Ctrl-C) and SIGTERM (kill, a scheduler's stop) both cancel
-	// the work; every file being written is then removed, not left half
-	// written or as a temporary file.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT (Ctrl-C), SIGTERM (kill, a scheduler's stop) and SIGHUP (the
+	// terminal or ssh session closing) all cancel the work; every file
+	// being written is then removed, not left half written or as a
+	// temporary file, and dpmc exits 1.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -46,4 +47,17 @@ func (o *outputFlags) write(stdout io.Writer, fn func(io.Writer) error) error {
 		return fn(stdout)
 	}
 	return atomicfile.Write(o.path, o.force, fn)
+}
+
+// writeContext is write, stopped when ctx is done (a signal): the
+// --output file is then left as it was, with no temporary file, and the
+// error wraps ctx's.
+func (o *outputFlags) writeContext(ctx context.Context, stdout io.Writer, fn func(io.Writer) error) error {
+	if o.path == "" {
+		if o.force {
+			return fmt.Errorf("--force needs --output")
+		}
+		return fn(stdout)
+	}
+	return atomicfile.WriteContext(ctx, o.path, o.force, fn)
 }

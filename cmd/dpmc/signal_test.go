@@ -19,10 +19,10 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// SIGTERM, like SIGINT, stops a long write and leaves neither the output
-// nor its temporary file behind.
+// SIGTERM and SIGHUP, like SIGINT, stop a long write and leave neither
+// the output nor its temporary file behind.
 func TestSignalLeavesNoTempFile(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "noise.txt")

@@ -55,43 +55,77 @@ func newTrainCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "train",
 		Short: "Complete a ratings matrix with noisy ALS or IRLS+Huber and report its error",
-		Long: `train factorizes a ratings matrix X ≈ U Vᵀ with the paper's noisy solvers and
-prints the data shape, the algorithm, the noise, the errors and the time.
-
-With no --data it trains on a built-in synthetic problem: 1000 × 1000, rank 5,
-10 % of entries observed, with IRLS+Huber at noise variance 1 (the paper's
-α = 3). Error there is measured on all entries against the truth (full RMSE,
-the paper's metric).
-
-Noise is added where the paper adds it: to the right-hand side of every item
-update (ALS: once per item per sweep; IRLS: once per inner iteration). It is
-set by --variance (the paper's knob: Gaussian σ² = v, Laplace 2b² = v, Huber
-α from v at s = 1) or by explicit --alpha/--scale/--sigma.
+		Long: `train fits a ratings model and prints the data shape, the model, the noise and
+its privacy report, the errors and the time. --privacy selects one of two
+pipelines with different flags.
 
 Privacy (--privacy):
-  paper  the paper's algorithms exactly (the default, for reproduction). The
-         model carries NO proved guarantee: the per-release ε covers one
-         noise addition under an assumed sensitivity, the Gram matrix UᵀWU
-         is un-noised and no user's contribution is bounded. The report
-         composes the noisy releases anyway and says what is not covered.
-  user   user-level differential privacy of the released item factors V
-         (billboard model, Chien et al. 2021): ratings clipped to
-         --center ± --bound, at most --max-user-ratings per user enter item
-         updates, user factors clipped to --clip-norm, and BOTH the Gram
-         matrix and the right-hand side of every item update are noised.
-         With --epsilon (and --delta) the noise scale is calibrated so the
-         composed total over all releases meets (ε, δ) under the tightest
-         accountant; otherwise the noise flags set it and the report gives
-         the total it reaches. Seeded runs are never private.
+  paper  the paper's algorithms exactly (the default, for reproduction):
+         X ≈ U Vᵀ by noisy ALS or IRLS+Huber (--algo). The model carries NO
+         proved guarantee: the per-release ε covers one noise addition under
+         an assumed sensitivity, the Gram matrix UᵀWU is un-noised and no
+         user's contribution is bounded. The report composes the noisy
+         releases anyway and says what is not covered.
+  user   user-level (ε, δ)-differential privacy of everything released
+         (package userdp; billboard model, Chien et al. 2021): a noisy global
+         mean (or the public --center) and number of users, noisy weighted
+         item counts that select the released items (or the public
+         catalogue --items), noisy item biases and a tail bias, and — when
+         factors are on — item factors from a noisy PCA start and --iters
+         noisy ALS steps (Gram matrix and right-hand side). Each user
+         contributes at most --max-user-ratings ratings; each user's
+         deviations are clipped to half (biases) and a quarter (factor
+         residuals) of the rating range and user factors to --clip-norm.
+         The noise is exact discrete Gaussian (--sampler float, the
+         floating-point one, only with --seed), calibrated so that all
+         releases together meet --epsilon and --delta (zCDP). Each user's
+         own bias and factor are computed from the release and the user's
+         own ratings, never released. Seeded runs are never private.
+         --mechanism none (no --epsilon) is the non-private baseline: no
+         noise, no clipping, every rated item kept; nothing is private.
 
---init: IRLS starts each item solve from the item's current factor ("warm",
-the default: the first weights then reflect the model, not a random guess,
-which matters most for small K such as IRLS-2) or from θ ~ N(0, I) as the
-paper's Algorithm 3 says ("paper").`,
+Paper mode (--privacy paper): with no --data it trains on a built-in
+synthetic problem: 1000 × 1000, rank 5, 10 % of entries observed, with
+IRLS+Huber at noise variance 1 (the paper's α = 3); error there is measured
+on all entries against the truth (full RMSE, the paper's metric). Noise is
+added where the paper adds it: to the right-hand side of every item update
+(ALS: once per item per sweep; IRLS: once per inner iteration). It is set by
+--variance (the paper's knob: Gaussian σ² = v, Laplace 2b² = v, Huber α from
+v at s = 1) or by explicit --alpha/--scale/--sigma. --iters is the number of
+sweeps T (default 50, ≥ 1) and --rank the rank (default 5). --init: IRLS
+starts each item solve from the item's current factor ("warm", the default:
+the first weights then reflect the model, not a random guess, which matters
+most for small K such as IRLS-2) or from θ ~ N(0, I) as the paper's
+Algorithm 3 says ("paper"). --irls-iters, --irls-threshold and --init apply
+to --algo irls only.
+
+User mode (--privacy user): the paper-mode flags --algo, --variance,
+--alpha, --scale, --sigma, --lambda, --lambda-scale, --irls-iters,
+--irls-threshold and --init are refused (the pipeline sets its own noise and
+ridges), and --mechanism is gaussian (the default there) or none.
+Item factors:
+  - by default a rule decides, on released values only: rank 4 on the 400
+    most popular items (--head-items), a PCA start and 1 ALS step, when the
+    released number of users × ε ≥ 25000; otherwise biases only, and the
+    factor share of the budget goes to the item counts and biases.
+  - an explicit --rank R or --iters N switches the rule off: factors of rank
+    R (default 4) with N ALS steps after the PCA start (default 1; --iters 0:
+    the PCA start alone) are released whatever users × ε, with
+    --factor-share of the budget (default 0.4); the report says so.
+    --rank 0 releases biases only. --rank must not exceed --head-items.
+  - --mechanism none: rank 32 and 15 ALS steps unless --rank/--iters say
+    otherwise; --iters must be ≥ 1 there (no PCA start without noise).
+With few users (MovieLens 100k: 943) and a small ε, private selection may
+release few or no items; --items FILE (a public catalogue) keeps every
+item, a larger --epsilon releases more. --synthetic realistic (with
+--users) trains on a MovieLens-1M-shaped generator instead of --data.`,
 		Example: `  dpmc train
   dpmc train --data u1.base --test u1.test --algo als --mechanism gaussian --rank 32 --iters 20
   dpmc train --data ratings-final.csv --test-fraction 0.2 --algo irls --irls-iters 2 --json
-  dpmc train --data u1.base --test u1.test --privacy user --epsilon 5 --delta 1e-6 --mechanism gaussian --algo als --rank 8 --lambda 10 --iters 10`,
+  dpmc train --data u1.base --test u1.test --privacy user --epsilon 5 --delta 1e-6
+  dpmc train --data u1.base --test u1.test --privacy user --epsilon 20 --rank 4 --iters 2 --save model.dpmc
+  dpmc train --data u1.base --test u1.test --privacy user --mechanism none
+  dpmc train --privacy user --epsilon 10 --synthetic realistic --users 2000`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runTrain(cmd, &fl) },
 	}
@@ -109,10 +143,10 @@ paper's Algorithm 3 says ("paper").`,
 	f.StringVar(&fl.algo, "algo", "irls", "solver: als or irls (IRLS-2 is --algo irls --irls-iters 2)")
 	fl.noise.register(cmd, "huber", calibrate.None)
 	f.Float64Var(&fl.variance, "variance", 1, "noise variance per coordinate, in squared rating units (ignored with --mechanism none)")
-	f.IntVar(&fl.rank, "rank", 5, "rank r of the factorization (and of the synthetic truth)")
+	f.IntVar(&fl.rank, "rank", 5, "--privacy paper: rank r of the factorization and of the synthetic truth (default 5); --privacy user: default by the users × ε rule (see above), an explicit --rank releases factors of that rank whatever the rule says (0: biases only)")
 	f.Float64Var(&fl.lambda, "lambda", 0.5, "--privacy paper: ridge penalty λ > 0 of every row solve, not scaled by the row's count")
 	f.StringVar(&fl.lambdaScale, "lambda-scale", "none", "--privacy paper: none (λ as given, the paper's convention) or count (λ × the row's number of ratings, ALS-WR; try --lambda 0.1)")
-	f.IntVar(&fl.iters, "iters", 50, "outer sweeps T (users, then items)")
+	f.IntVar(&fl.iters, "iters", 50, "--privacy paper: outer sweeps T (users, then items), ≥ 1 (default 50); --privacy user: noisy ALS steps after the PCA start (default 1 if the rule turns factors on; 0: PCA start only), and an explicit --iters releases factors whatever the rule says")
 	f.IntVar(&fl.irlsIters, "irls-iters", 20, "inner iterations K of each IRLS item solve")
 	f.Float64Var(&fl.threshold, "irls-threshold", 0, "Huber threshold c of the IRLS weights, in rating units (default: the Huber noise's α, else 3)")
 	f.StringVar(&fl.init, "init", "warm", "start of each IRLS item solve: warm (current factor) or paper (θ ~ N(0, I))")
@@ -129,6 +163,11 @@ paper's Algorithm 3 says ("paper").`,
 	f.Float64Var(&fl.clipNorm, "clip-norm", 1, "--privacy user: ℓ2 norm C every user factor is clipped to before it enters an item release")
 	f.Float64Var(&fl.center, "center", 0, "--privacy user: a public global mean rating, in the rating range (default: a noisy mean is released)")
 	fl.user.register(cmd)
+	// The defaults of --rank and --iters depend on --privacy; their usage
+	// states both, so the help adds no single "(default …)".
+	for _, name := range []string{"rank", "iters"} {
+		f.Lookup(name).DefValue = "0"
+	}
 	return cmd
 }
 
@@ -162,6 +201,14 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 	if fl.testFrac != 0 && !(fl.testFrac > 0 && fl.testFrac < 1) {
 		return nil, fmt.Errorf("--test-fraction = %v, want in (0, 1)", fl.testFrac)
 	}
+	if err := train.CheckReadable(fl.data); err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	if fl.test != "" {
+		if err := train.CheckReadable(fl.test); err != nil {
+			return nil, fmt.Errorf("--test: %w", err)
+		}
+	}
 	f := train.Files{Train: fl.data, Test: fl.test, TestFraction: fl.testFrac}
 	f.Rand, _ = fl.seed.rand(cmd)
 	var err error
@@ -180,6 +227,9 @@ func loadTrainData(cmd *cobra.Command, fl *trainFlags) (*trainData, error) {
 	d, err := train.Load(f)
 	if err != nil {
 		return nil, rangeHint(err, fl)
+	}
+	for _, w := range d.Warnings() {
+		fmt.Fprintln(cmd.ErrOrStderr(), "dpmc: warning: --test:", w)
 	}
 	return d, nil
 }
@@ -242,8 +292,24 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if !(fl.delta > 0 && fl.delta < 1) {
 		return fmt.Errorf("--delta = %v, want in (0, 1)", fl.delta)
 	}
-	if changed("lambda") && !(fl.lambda > 0) {
-		return fmt.Errorf("--lambda = %v, want > 0 (every row solve needs a positive ridge)", fl.lambda)
+	if changed("lambda") && (!(fl.lambda >= train.MinLambda) || math.IsInf(fl.lambda, 0)) {
+		return fmt.Errorf("--lambda = %v, want a finite number ≥ %g (every row solve needs a positive ridge, and a smaller one is lost to float64 rounding)", fl.lambda, train.MinLambda)
+	}
+	if fl.iters < 1 {
+		return fmt.Errorf("--iters = %d, want ≥ 1 (outer sweeps)", fl.iters)
+	}
+	if fl.rank < 1 {
+		return fmt.Errorf("--rank = %d, want ≥ 1", fl.rank)
+	}
+	if algo == solver.IRLS && fl.irlsIters < 1 {
+		return fmt.Errorf("--irls-iters = %d, want ≥ 1 (inner iterations of each IRLS item solve)", fl.irlsIters)
+	}
+	if algo != solver.IRLS {
+		for _, name := range []string{"irls-iters", "irls-threshold", "init"} {
+			if changed(name) {
+				return fmt.Errorf("--%s applies to --algo irls only, not --algo %s", name, fl.algo)
+			}
+		}
 	}
 	if changed("irls-threshold") && (!(fl.threshold > 0) || math.IsInf(fl.threshold, 0)) {
 		return fmt.Errorf("--irls-threshold = %v, want a finite number > 0 (leave it out for the default)", fl.threshold)
@@ -290,6 +356,9 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := cmd.Context().Err(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
 	// Print first, so that a failing save never costs the summary.
 	if fl.json {
 		err = run.WriteJSON(cmd.OutOrStdout())
@@ -300,6 +369,9 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		return err
 	}
 	if fl.save != "" {
+		if err := cmd.Context().Err(); err != nil {
+			return fmt.Errorf("--save: %w (nothing written)", err)
+		}
 		m, err := run.Model()
 		if err != nil {
 			return fmt.Errorf("--save: %w", err)

@@ -13,6 +13,9 @@ import (
 // small is a fast synthetic run.
 var small = []string{"train", "--rows", "60", "--cols", "50", "--observed", "0.3", "--rank", "3", "--iters", "5", "--irls-iters", "3"}
 
+// smallALS is small with --algo als (which refuses --irls-iters).
+var smallALS = []string{"train", "--rows", "60", "--cols", "50", "--observed", "0.3", "--rank", "3", "--iters", "5", "--algo", "als"}
+
 func TestTrainSummary(t *testing.T) {
 	out, stderr, code := dpmc(t, append(small, "--seed", "1")...)
 	if code != 0 {
@@ -29,7 +32,7 @@ func TestTrainSummary(t *testing.T) {
 }
 
 func TestTrainJSON(t *testing.T) {
-	out, stderr, code := dpmc(t, append(small, "--seed", "2", "--json", "--algo", "als", "--mechanism", "laplace", "--variance", "2")...)
+	out, stderr, code := dpmc(t, append(smallALS, "--seed", "2", "--json", "--mechanism", "laplace", "--variance", "2")...)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -62,7 +65,7 @@ func TestTrainJSON(t *testing.T) {
 		t.Errorf("total_epsilon %v over %v releases", te, k)
 	}
 	// Same seed, same result.
-	again, _, _ := dpmc(t, append(small, "--seed", "2", "--json", "--algo", "als", "--mechanism", "laplace", "--variance", "2")...)
+	again, _, _ := dpmc(t, append(smallALS, "--seed", "2", "--json", "--mechanism", "laplace", "--variance", "2")...)
 	var res2 map[string]any
 	json.Unmarshal([]byte(again), &res2)
 	if res2["full_rmse"] != res["full_rmse"] {

@@ -96,10 +96,21 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 		return nil, fmt.Errorf("--rank = %d, want ≥ 0 (0: biases only)", fl.rank)
 	}
 	if changed("iters") && fl.iters < 0 {
-		return nil, fmt.Errorf("--iters = %d, want ≥ 0", fl.iters)
+		return nil, fmt.Errorf("--iters = %d, want ≥ 0 (0: the PCA start alone)", fl.iters)
 	}
 	if changed("head-items") && fl.user.headItems < 1 {
 		return nil, fmt.Errorf("--head-items = %d, want ≥ 1", fl.user.headItems)
+	}
+	if mech == "none" && changed("iters") && fl.iters == 0 && !(changed("rank") && fl.rank == 0) {
+		return nil, fmt.Errorf("--iters = 0: the non-private baseline (--mechanism none) has no PCA start, so its factors need --iters ≥ 1 (or --rank 0 for biases only)")
+	}
+	if head := userdp.Defaults(1, fl.delta, 1, 5).HeadItems; mech != "none" && changed("rank") {
+		if changed("head-items") {
+			head = fl.user.headItems
+		}
+		if fl.rank > head {
+			return nil, fmt.Errorf("--rank = %d exceeds the %d most popular items that get factors (--head-items): lower --rank or raise --head-items", fl.rank, head)
+		}
 	}
 	if _, err := userdp.ParseWeights(fl.user.weights); err != nil {
 		return nil, fmt.Errorf("--weights: %w", err)
@@ -214,6 +225,9 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	if err != nil {
 		return err
 	}
+	if fl.user.synthetic != "realistic" && cmd.Flags().Changed("users") {
+		return fmt.Errorf("--users applies only to --synthetic realistic")
+	}
 	var train, test *ratings.Dataset
 	var describe string
 	switch fl.user.synthetic {
@@ -246,6 +260,11 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	}
 	opts.Progress = nil
 	s := userdp.Summarize(res, opts, train, test, describe, time.Since(start).Seconds())
+	// A signal during the evaluation ends the run with nothing printed
+	// or saved.
+	if err := cmd.Context().Err(); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
 	// Print first, so that a failing save never costs the summary.
 	if fl.json {
 		err = s.WriteJSON(cmd.OutOrStdout())
@@ -255,7 +274,13 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range s.Warnings() {
+		fmt.Fprintln(stderr, "dpmc: warning:", w)
+	}
 	if fl.save != "" {
+		if err := cmd.Context().Err(); err != nil {
+			return fmt.Errorf("--save: %w (nothing written)", err)
+		}
 		m, err := model.FromUserLevel(res, opts)
 		if err != nil {
 			return fmt.Errorf("--save: %w", err)
@@ -266,8 +291,11 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		fmt.Fprintf(stderr, "dpmc: wrote the release (what the privacy report covers, nothing per user) to %s\n", fl.save)
 	}
 	if fl.user.saveUsers != "" {
+		if err := cmd.Context().Err(); err != nil {
+			return fmt.Errorf("--save-users: %w (nothing written)", err)
+		}
 		users := res.FoldInAll(train)
-		if err := atomicfile.Write(fl.user.saveUsers, fl.force, func(w io.Writer) error { return users.WriteUsers(w, train) }); err != nil {
+		if err := atomicfile.WriteContext(cmd.Context(), fl.user.saveUsers, fl.force, func(w io.Writer) error { return users.WriteUsers(w, train) }); err != nil {
 			return fmt.Errorf("--save-users: %w", err)
 		}
 		fmt.Fprintf(stderr, "dpmc: wrote every user's own bias and factor (NOT private: each line belongs to its user) to %s\n", fl.user.saveUsers)

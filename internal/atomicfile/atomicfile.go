@@ -6,6 +6,7 @@ package atomicfile
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,32 @@ import (
 // ErrExists is wrapped by the error Write returns when path exists and
 // overwriting was not asked for.
 var ErrExists = errors.New("file exists")
+
+// WriteContext is Write, stopped when ctx is done: every write to w
+// fails with ctx's error once it is, and a ctx done when fn returns fails
+// too, so that a cancelled write leaves path as it was and no temporary
+// file behind.
+func WriteContext(ctx context.Context, path string, overwrite bool, fn func(w io.Writer) error) error {
+	return Write(path, overwrite, func(w io.Writer) error {
+		if err := fn(ctxWriter{ctx, w}); err != nil {
+			return err
+		}
+		return ctx.Err()
+	})
+}
+
+// ctxWriter fails every Write once its context is done.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
 
 // Write creates path from what fn writes to w. If path exists and overwrite
 // is false it returns an error wrapping ErrExists and writes nothing. If fn

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -77,5 +78,47 @@ func TestCheck(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
 	if len(left) != 0 {
 		t.Errorf("Check left %v", left)
+	}
+}
+
+// A context cancelled during the write, or by the time fn returns, makes
+// WriteContext fail with context.Canceled, leaving no file and no
+// temporary file; an uncancelled one writes the file.
+func TestWriteContext(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		cancel  int // cancel before this write of fn (0: never; 3: after fn's two writes)
+		wantErr bool
+	}{{"never", 0, false}, {"before the first write", 1, true}, {"between writes", 2, true}, {"after fn", 3, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "out.txt")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			err := WriteContext(ctx, path, false, func(w io.Writer) error {
+				for k := 1; k <= 2; k++ {
+					if c.cancel == k {
+						cancel()
+					}
+					if _, err := w.Write(make([]byte, 1<<17)); err != nil {
+						return err
+					}
+				}
+				if c.cancel == 3 {
+					cancel()
+				}
+				return nil
+			})
+			if got := errors.Is(err, context.Canceled); got != c.wantErr || (!c.wantErr && err != nil) {
+				t.Fatalf("err = %v, want cancelled = %v", err, c.wantErr)
+			}
+			left, _ := os.ReadDir(dir)
+			switch {
+			case c.wantErr && len(left) != 0:
+				t.Errorf("left behind: %v", left)
+			case !c.wantErr && (len(left) != 1 || left[0].Name() != "out.txt"):
+				t.Errorf("directory holds %v, want out.txt only", left)
+			}
+		})
 	}
 }

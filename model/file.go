@@ -3,6 +3,7 @@ package model
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -284,10 +285,19 @@ func firstNonFinite(x []float64) int {
 // Save writes m to path atomically (a reader never sees a half-written
 // file), refusing to replace an existing file unless overwrite is set.
 func (m *Model) Save(path string, overwrite bool) error {
+	return m.SaveContext(context.Background(), path, overwrite)
+}
+
+// SaveContext is Save, stopped when ctx is done: a cancelled save returns
+// ctx's error and leaves path as it was, with no temporary file behind.
+func (m *Model) SaveContext(ctx context.Context, path string, overwrite bool) error {
 	if err := m.check(); err != nil {
 		return fmt.Errorf("model: save %s: %w", path, err)
 	}
-	return atomicfile.Write(path, overwrite, m.Write)
+	if err := atomicfile.WriteContext(ctx, path, overwrite, m.Write); err != nil {
+		return fmt.Errorf("model: save %s: %w", path, err)
+	}
+	return nil
 }
 
 // Write writes m in the dpmc-model version 2 format (docs/model-format.md):

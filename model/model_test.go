@@ -555,3 +555,23 @@ func TestReadDuplicateUser(t *testing.T) {
 		t.Errorf("Read: %v, want ErrCorrupt naming u2", err)
 	}
 }
+
+// A cancelled save leaves nothing: no file, no temporary file.
+func TestSaveContextCancelled(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	path := filepath.Join(dir, "m.dpmc")
+	if err := tiny().SaveContext(ctx, path, false); !errors.Is(err, context.Canceled) {
+		t.Fatalf("SaveContext: %v, want context.Canceled", err)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("folder after a cancelled save: %v, %v", entries, err)
+	}
+	if err := tiny().SaveContext(context.Background(), path, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err != nil {
+		t.Fatal(err)
+	}
+}

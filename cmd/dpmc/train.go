@@ -376,7 +376,7 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		if err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
-		if err := m.Save(fl.save, fl.force); err != nil {
+		if err := m.SaveContext(cmd.Context(), fl.save, fl.force); err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
 		fmt.Fprintf(stderr, "dpmc: wrote the model (format %s version %d, paper mode: every user's factor, no privacy guarantee) to %s\n", model.Format, model.Version, fl.save)

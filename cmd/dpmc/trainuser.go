@@ -285,7 +285,7 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		if err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
-		if err := m.Save(fl.save, fl.force); err != nil {
+		if err := m.SaveContext(cmd.Context(), fl.save, fl.force); err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
 		fmt.Fprintf(stderr, "dpmc: wrote the release (what the privacy report covers, nothing per user) to %s\n", fl.save)

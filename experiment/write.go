@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/dpmc/dpmc/internal/atomicfile"
+	"github.com/dpmc/dpmc/internal/outdir"
 )
 
 // Files of one table in the output directory.
@@ -35,27 +36,18 @@ var budgetHeader = []string{"variance", "sensitivity", "delta",
 // by this package — so that a directory of the user's own is never
 // written into unless force is set.
 func CheckDir(dir string, force bool) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("results directory: %w", err)
+	err := outdir.Check(dir, force, func(path string) bool {
+		name := filepath.Base(path)
+		if !strings.HasPrefix(name, "table") || !strings.HasSuffix(name, ".json") {
+			return false
 		}
-		return nil
+		r, err := ReadTable(path)
+		return err == nil && r.Generator == Generator
+	})
+	if errors.Is(err, outdir.ErrForeign) {
+		return fmt.Errorf("results directory %s is not empty and holds no results of dpmc reproduce; choose another --out or pass --force to write into it", dir)
 	}
-	if err != nil {
-		return fmt.Errorf("results directory: %w", err)
-	}
-	if len(entries) == 0 || force {
-		return nil
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "table") && strings.HasSuffix(e.Name(), ".json") {
-			if r, err := ReadTable(filepath.Join(dir, e.Name())); err == nil && r.Generator == Generator {
-				return nil
-			}
-		}
-	}
-	return fmt.Errorf("results directory %s is not empty and holds no results of dpmc reproduce; choose another --out or pass --force to write into it", dir)
+	return err
 }
 
 // Write writes res into dir (which CheckDir has approved): tableN.json,

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/dpmc/dpmc/internal/outdir"
 )
 
 // CheckDir makes sure dir can take dpmc utility's files (utilityN.json,
@@ -18,25 +20,17 @@ import (
 // user's own is never written into unless force is set. The error names
 // the folder and says how to proceed.
 func CheckDir(dir string, force bool) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("utility: --out: %w", err)
-		}
-		return nil
+	err := outdir.Check(dir, force, func(path string) bool {
+		name := filepath.Base(path)
+		return strings.HasPrefix(name, "utility") && strings.HasSuffix(name, ".json") && isResult(path)
+	})
+	if errors.Is(err, outdir.ErrForeign) {
+		return fmt.Errorf("utility: --out %s is not empty and holds no results of dpmc utility; choose another --out or pass --force to write into it", dir)
 	}
 	if err != nil {
 		return fmt.Errorf("utility: --out: %w", err)
 	}
-	if len(entries) == 0 || force {
-		return nil
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "utility") && strings.HasSuffix(e.Name(), ".json") && isResult(filepath.Join(dir, e.Name())) {
-			return nil
-		}
-	}
-	return fmt.Errorf("utility: --out %s is not empty and holds no results of dpmc utility; choose another --out or pass --force to write into it", dir)
+	return nil
 }
 
 // isResult reports whether the file at path is a Result as dpmc utility

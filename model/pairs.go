@@ -58,7 +58,7 @@ func ReadPairs(ctx context.Context, r io.Reader, name string, opts ratings.Optio
 			return nil
 		}
 		if math.IsNaN(rec.Rating) {
-			return fmt.Errorf("%s:%d: user %s, item %s already listed on line %d", name, rec.Line, strconv.Quote(rec.User), strconv.Quote(rec.Item), out[at].Line)
+			return fmt.Errorf("%s:%d: %w: user %s, item %s already listed on line %d", name, rec.Line, ratings.ErrDuplicate, strconv.Quote(rec.User), strconv.Quote(rec.Item), out[at].Line)
 		}
 		if dupOf < 0 {
 			dupAt, dupOf = rec.Line, at

@@ -26,7 +26,7 @@ func TestReadPairs(t *testing.T) {
 		{"csv refuses", "1,a,2\n2,b,3\n1,a,5\n", ratings.Options{}, nil, 0, `f.csv:3: duplicate rating: user "1", item "a" already rated on line 1`},
 		{"averaging asked for", "1,a,2\n1,a,5\n", ratings.Options{Duplicates: ratings.DuplicatesAverage}, []Pair{{"1", "a", 3.5, 1}}, 1, ""},
 		{"pairs without ratings", "1\ta\n2\tb\n", ratings.Options{}, []Pair{{"1", "a", -1, 1}, {"2", "b", -1, 2}}, 0, ""},
-		{"repeated pair without ratings", "1\ta\n1\ta\n", ratings.Options{}, nil, 0, `f.csv:2: user "1", item "a" already listed on line 1`},
+		{"repeated pair without ratings", "1\ta\n1\ta\n", ratings.Options{}, nil, 0, `f.csv:2: duplicate rating: user "1", item "a" already listed on line 1`},
 		{"model range", "1,a,4.5\n", ratings.Options{Min: 1, Max: 4}, nil, 0, "f.csv:1: rating out of range: rating 4.5 outside [1, 4]"},
 		{"empty", "\n\n", ratings.Options{}, nil, 0, "f.csv: no ratings: only blank lines"},
 	} {
@@ -35,6 +35,9 @@ func TestReadPairs(t *testing.T) {
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.HasPrefix(err.Error(), "model: ") {
 					t.Fatalf("error %v, want one with %q", err, c.err)
+				}
+				if strings.Contains(c.err, "duplicate") && !errors.Is(err, ratings.ErrDuplicate) {
+					t.Errorf("error %v does not wrap ratings.ErrDuplicate", err)
 				}
 				return
 			}

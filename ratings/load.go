@@ -220,21 +220,28 @@ type loader struct {
 	stats  Stats
 
 	// sink, if not nil, takes every kept record instead (Scan), and ctx,
-	// if not nil, is checked every cancelEvery lines.
+	// if not nil, is checked every cancelEvery records; seen counts the
+	// records read since the last check.
 	sink func(Record) error
 	ctx  context.Context
+	seen int
 }
 
-// cancelEvery is how many lines the loader reads between two looks at
+// cancelEvery is how many records the loader reads between two looks at
 // its context: some 50 µs of parsing.
 const cancelEvery = 1024
 
 // cancelled returns the context's error, looked at on every
-// cancelEvery-th line, or nil.
+// cancelEvery-th call (one per record, whatever the line numbers: csv
+// records may span or skip lines), or nil; line names where it stopped.
 func (l *loader) cancelled(line int) error {
-	if l.ctx == nil || line%cancelEvery != 0 {
+	if l.ctx == nil {
 		return nil
 	}
+	if l.seen++; l.seen < cancelEvery {
+		return nil
+	}
+	l.seen = 0
 	if err := l.ctx.Err(); err != nil {
 		return fmt.Errorf("ratings: %s:%d: %w", l.file, line, err)
 	}

@@ -51,11 +51,11 @@ type ScanInfo struct {
 // "item,_,user"), and a csv or tsv file read with the default columns may
 // have records of just user and item. Then every Record.Rating is NaN,
 // and under HeaderAuto the first record is a header if its user field is
-// "user", "userId" or "user_id" (any case). A file must not mix records
+// "user", "users", "userId" or "user_id" (any case). A file must not mix records
 // with and without a rating. A file without a kept record is an error
 // wrapping ErrNoRatings.
 //
-// ctx is looked at every 1024 lines: once it is done Scan returns an error
+// ctx is looked at every 1024 records: once it is done Scan returns an error
 // wrapping ctx.Err().
 func Scan(ctx context.Context, r io.Reader, name string, opts Options, fn func(Record) error) (ScanInfo, error) {
 	kept := 0

@@ -119,7 +119,12 @@ func TestScanCancelled(t *testing.T) {
 	for _, tc := range []struct {
 		format Format
 		line   string
-	}{{FormatCSV, "1,2,3\n"}, {FormatTSV, "1\t2\t3\n"}, {FormatML100k, "1\t2\t3\t4\n"}} {
+	}{
+		{FormatCSV, "1,2,3\n"}, {FormatTSV, "1\t2\t3\n"}, {FormatML100k, "1\t2\t3\t4\n"},
+		// Records on every other line: the check counts records, not
+		// line numbers.
+		{FormatCSV, "1,2,3\n\n"}, {FormatCSV, "1,2,3\r\n\r\n"}, {FormatTSV, "1\t2\t3\n\n"},
+	} {
 		n := 0
 		_, err := Scan(ctx, strings.NewReader(strings.Repeat(tc.line, 2*cancelEvery)), "x", Options{Format: tc.format},
 			func(Record) error { n++; return nil })

@@ -88,7 +88,7 @@ train computes them for its test set when --history is the training file
 each user's candidates those not in the user's history; relevant items the
 model does not hold count as missed).
 
-Interrupted (SIGINT, SIGTERM), predict stops and writes no output file.`,
+Interrupted (SIGINT, SIGTERM, SIGHUP), predict stops and writes no output file.`,
 		Example: `  dpmc predict --model model.dpmc --pairs pairs.tsv
   dpmc predict --model model.dpmc --pairs u1.test --history u1.base --clip`,
 		Args: cobra.NoArgs,

@@ -69,7 +69,7 @@ func TestPredictInput(t *testing.T) {
 		{"swapped columns", []string{"predict", "--model", mp, "--pairs", swapped, "--unknown", "fallback"}, 1, "none of the 2 pairs has a user or an item of the model", ""},
 		{"named swapped columns", []string{"predict", "--model", mp, "--pairs", swapped, "--columns", "item,user,rating"}, 0, "2 pairs", "11\tp1\t"},
 		{"repeated pair", []string{"predict", "--model", mp, "--pairs", dup, "-o", out}, 1, dup + `:3: duplicate rating: user "10", item "p0" already rated on line 1`, ""},
-		{"repeated pair, no ratings", []string{"predict", "--model", mp, "--pairs", dupPairs, "-o", out}, 1, dupPairs + `:2: user "10", item "p0" already listed on line 1`, ""},
+		{"repeated pair, no ratings", []string{"predict", "--model", mp, "--pairs", dupPairs, "-o", out}, 1, dupPairs + `:2: duplicate rating: user "10", item "p0" already listed on line 1`, ""},
 		{"rating 9", []string{"predict", "--model", mp, "--pairs", nine, "-o", out}, 1, nine + ":2: rating out of range: rating 9 outside [1, 5]", ""},
 		{"empty pairs", []string{"predict", "--model", mp, "--pairs", empty, "-o", out}, 1, empty + ": no ratings: empty file", ""},
 		{"header only", []string{"predict", "--model", mp, "--pairs", header, "-o", out}, 1, header + ":1: no ratings: a header but no rating lines", ""},

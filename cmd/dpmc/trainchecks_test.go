@@ -228,6 +228,8 @@ func TestTrainRefusesFlagsBeforeLoading(t *testing.T) {
 		{[]string{"--privacy", "user", "--epsilon", "1", "--users", "500"}, "--users applies only to --synthetic realistic"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "2000"}, "--rank = 2000 exceeds the 400 most popular items"},
 		{[]string{"--privacy", "user", "--mechanism", "none", "--iters", "0"}, "--iters = 0: the non-private baseline"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "2", "--factor-share", "2"}, "--factor-share"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--rating-range", "1,5", "--center", "9"}, "--center = 9, want a number in the rating range [1, 5]"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			_, stderr, code := dpmc(t, append([]string{"train", "--data", bad}, c.args...)...)

@@ -157,13 +157,15 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 }
 
 // options returns the userdp options for data on the rating range [lo, hi].
-func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64) (userdp.Options, error) {
+// Without rangeKnown, [lo, hi] is a stand-in and --center is not checked
+// against it.
+func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64, rangeKnown bool) (userdp.Options, error) {
 	changed := cmd.Flags().Changed
 	o := userdp.Defaults(p.eps, fl.delta, lo, hi)
 	if p.items != nil {
 		o = o.WithCatalogue(p.items)
 	}
-	if changed("center") {
+	if changed("center") && rangeKnown {
 		if fl.center < lo || fl.center > hi {
 			return o, fmt.Errorf("--center = %v, want a number in the rating range [%g, %g]", fl.center, lo, hi)
 		}
@@ -228,6 +230,18 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	if fl.user.synthetic != "realistic" && cmd.Flags().Changed("users") {
 		return fmt.Errorf("--users applies only to --synthetic realistic")
 	}
+	// Refuse what the flags alone get wrong before loading: with the range
+	// of --rating-range if given (then --center too), else a stand-in, which
+	// the other checks do not depend on.
+	lo, hi, known := 1.0, 5.0, false
+	if fl.ratingRange != "" {
+		if l, h, err := ratings.ParseRange(fl.ratingRange); err == nil {
+			lo, hi, known = l, h, true
+		}
+	}
+	if _, err := plan.options(cmd, fl, lo, hi, known); err != nil {
+		return err
+	}
 	var train, test *ratings.Dataset
 	var describe string
 	switch fl.user.synthetic {
@@ -245,7 +259,7 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	default:
 		return fmt.Errorf("--synthetic %q: want realistic (or leave it out)", fl.user.synthetic)
 	}
-	opts, err := plan.options(cmd, fl, train.Min, train.Max)
+	opts, err := plan.options(cmd, fl, train.Min, train.Max, true)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,9 @@
 // Package atomicfile writes output files so that a reader never sees a
 // half-written file and nothing a user has is overwritten unasked: data go
 // to a temporary file in the same directory, which is renamed over the
-// target only when complete.
+// target only when complete. A target that is not a regular file (a
+// device such as /dev/null or /dev/stdout, a pipe, a symbolic link) is
+// never replaced: it is written in place.
 package atomicfile
 
 import (
@@ -48,8 +50,14 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 // Write creates path from what fn writes to w. If path exists and overwrite
 // is false it returns an error wrapping ErrExists and writes nothing. If fn
 // or any file operation fails, path is left as it was and the temporary file
-// is removed.
+// is removed. An existing path that is not a regular file is written in
+// place, not replaced (see writeInPlace).
 func Write(path string, overwrite bool, fn func(w io.Writer) error) (err error) {
+	if special, err := inPlace(path); err != nil {
+		return err
+	} else if special {
+		return writeInPlace(path, overwrite, fn)
+	}
 	if !overwrite {
 		if _, err := os.Lstat(path); err == nil {
 			return fmt.Errorf("%s: %w (pass --force to overwrite)", path, ErrExists)
@@ -107,13 +115,90 @@ func Write(path string, overwrite bool, fn func(w io.Writer) error) (err error) 
 	return nil
 }
 
+// inPlace reports whether path exists and must be written in place: it
+// is a symbolic link (renaming over it would replace the link, not write
+// where it points) or not a regular file (a device, a pipe, a socket),
+// which a rename would replace by a regular file (as root, /dev/null
+// itself). A directory is an error.
+func inPlace(path string) (bool, error) {
+	lst, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", path, err)
+	}
+	if lst.Mode().IsRegular() {
+		return false, nil
+	}
+	if lst.IsDir() {
+		return false, fmt.Errorf("%s is a directory, want a file name", path)
+	}
+	return true, nil
+}
+
+// writeInPlace writes what fn writes to the existing non-regular path:
+// a device or pipe whatever overwrite says (there is nothing of the user's
+// to lose), a symbolic link only with overwrite, truncating its target. It
+// is not atomic: a reader may see part of the output if fn fails.
+func writeInPlace(path string, overwrite bool, fn func(w io.Writer) error) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	flags := os.O_WRONLY
+	if st.Mode().IsRegular() {
+		if !overwrite {
+			return fmt.Errorf("%s: %w (pass --force to overwrite)", path, ErrExists)
+		}
+		flags |= os.O_TRUNC
+	} else if st.IsDir() {
+		return fmt.Errorf("%s is a directory, want a file name", path)
+	}
+	f, err := os.OpenFile(path, flags, 0)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if err := fn(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
 // Check reports, before any long work, whether Write(path, overwrite, …)
-// could succeed: path must not be a directory, its directory must exist
+// could succeed: path must not be a directory (an existing device or pipe
+// is fine, and a symbolic link is written through with overwrite), its
+// directory must exist
 // and accept a new file (checked by creating and removing a temporary
 // file there), and an existing path needs overwrite. An empty path is
 // fine (no output asked for). Errors name the path.
 func Check(path string, overwrite bool) error {
 	if path == "" {
+		return nil
+	}
+	if special, err := inPlace(path); err != nil {
+		return err
+	} else if special {
+		// Written in place: a device or pipe always, a link with overwrite.
+		st, err := os.Stat(path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if st.Mode().IsRegular() && !overwrite {
+			return fmt.Errorf("%s: %w (pass --force to overwrite)", path, ErrExists)
+		}
+		if st.IsDir() {
+			return fmt.Errorf("%s is a directory, want a file name", path)
+		}
 		return nil
 	}
 	if st, err := os.Stat(path); err == nil {

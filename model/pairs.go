@@ -45,7 +45,7 @@ type PairsInfo struct {
 // repeated pairs (SweetRS, or opts.Duplicates): then it is kept once,
 // at its first line, with its mean rating. A file without a pair is an
 // error (wrapping ratings.ErrNoRatings); so is a cancelled ctx, looked at
-// every 1024 lines. Errors name the file and line.
+// every 1024 records. Errors name the file and line.
 func ReadPairs(ctx context.Context, r io.Reader, name string, opts ratings.Options) ([]Pair, PairsInfo, error) {
 	var out []Pair
 	seen := pairSet{seed: maphash.MakeSeed(), first: make(map[uint64]int)}

@@ -189,7 +189,7 @@ func loadHistories(ctx context.Context, path string, ff *fileFlags, m *model.Mod
 }
 
 // writePredictions writes user<TAB>item<TAB>prediction lines, looking at
-// ctx every 1024 lines.
+// ctx every 1024 predictions.
 func writePredictions(ctx context.Context, w io.Writer, preds []model.Prediction) error {
 	bw := bufio.NewWriter(w)
 	for k, p := range preds {

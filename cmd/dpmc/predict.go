@@ -166,7 +166,7 @@ func runPredict(cmd *cobra.Command, fl *predictFlags) error {
 	}
 	fmt.Fprintln(stderr)
 	if info.Rated {
-		fmt.Fprintf(stderr, "dpmc: predict: %s\n", r)
+		fmt.Fprintf(stderr, "dpmc: predict: evaluation only (exact figures of --pairs, not private): %s\n", r)
 	}
 	return nil
 }

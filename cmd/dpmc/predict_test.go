@@ -130,7 +130,7 @@ func TestPredictPaper(t *testing.T) {
 	if code != 0 {
 		t.Fatal(stderr)
 	}
-	if !strings.Contains(stderr, "5 pairs; 1 with an unknown user, 1 with an unknown item") || !strings.Contains(stderr, "RMSE") || !strings.Contains(stderr, "NDCG@10") {
+	if !strings.Contains(stderr, "5 pairs; 1 with an unknown user, 1 with an unknown item") || !strings.Contains(stderr, "evaluation only (exact figures of --pairs, not private): RMSE") || !strings.Contains(stderr, "NDCG@10") {
 		t.Errorf("stderr %q", stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")

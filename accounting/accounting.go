@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 // Accountant names, as used in Total.Accountant, Totals' JSON keys and
@@ -118,14 +118,14 @@ func (t Totals) Tightest() (Total, error) {
 // naming the parameter if k < 1, delta is not in (0, 1), m is nil or the
 // sensitivity it needs is not positive and finite; an accountant that does
 // not apply leaves its field nil with the reason in NotApplicable.
-func Compose(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (Totals, error) {
+func Compose(m noise.Mechanism, s noise.Sensitivity, k int, delta float64) (Totals, error) {
 	return ComposeContext(context.Background(), m, s, k, delta)
 }
 
 // ComposeContext is Compose, stopped when ctx is done: it then returns an
 // error wrapping ctx.Err(). The accountants check ctx between them and
 // within their long loops (KOV's bisection takes seconds at k = 10⁸).
-func ComposeContext(ctx context.Context, m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (Totals, error) {
+func ComposeContext(ctx context.Context, m noise.Mechanism, s noise.Sensitivity, k int, delta float64) (Totals, error) {
 	if err := checkDelta(delta); err != nil {
 		return Totals{}, err
 	}
@@ -196,13 +196,13 @@ func notApplicableReason(err error) string {
 // s at fixed α). If family(lo) already meets the target, p = lo. It returns
 // an error naming the parameter for invalid arguments, an error if even
 // family(hi) does not meet the target, and any error of family.
-func Calibrate(family func(p float64) (mechanism.Mechanism, error), s mechanism.Sensitivity, k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
+func Calibrate(family func(p float64) (noise.Mechanism, error), s noise.Sensitivity, k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
 	return CalibrateContext(context.Background(), family, s, k, epsilon, delta, lo, hi)
 }
 
 // CalibrateContext is Calibrate, stopped when ctx is done: it then
 // returns an error wrapping ctx.Err().
-func CalibrateContext(ctx context.Context, family func(p float64) (mechanism.Mechanism, error), s mechanism.Sensitivity, k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
+func CalibrateContext(ctx context.Context, family func(p float64) (noise.Mechanism, error), s noise.Sensitivity, k int, epsilon, delta, lo, hi float64) (p float64, t Totals, err error) {
 	if family == nil {
 		return 0, Totals{}, fmt.Errorf("%w: family is nil", check.ErrParam)
 	}
@@ -306,7 +306,7 @@ type model struct {
 
 	rdp   func(order float64) (float64, error) // nil: unknown RDP curve
 	noRDP string
-	shape *noise // nil: unknown noise distribution
+	shape *unitNoise // nil: unknown noise distribution
 	// lattice is the noise of a discrete mechanism (shape is then nil).
 	lattice *latticeNoise
 	// scalar is the discrete Gaussian's lattice noise, valid only when one
@@ -335,7 +335,7 @@ func (md *model) pldParts(k int) ([]part, error) {
 	return nil, fmt.Errorf("%w: pld: %s", ErrNotApplicable, md.noPLD)
 }
 
-func prepare(m mechanism.Mechanism, s mechanism.Sensitivity, k int) (*model, error) {
+func prepare(m noise.Mechanism, s noise.Sensitivity, k int) (*model, error) {
 	if err := checkK(k); err != nil {
 		return nil, err
 	}
@@ -344,7 +344,7 @@ func prepare(m mechanism.Mechanism, s mechanism.Sensitivity, k int) (*model, err
 
 // describe builds the model of m at sensitivity s, checking the
 // sensitivity the mechanism uses.
-func describe(m mechanism.Mechanism, s mechanism.Sensitivity) (*model, error) {
+func describe(m noise.Mechanism, s noise.Sensitivity) (*model, error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: mechanism is nil", check.ErrParam)
 	}

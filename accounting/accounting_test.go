@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 // fakeMechanism is a mechanism this package does not know: pure ε-DP with
@@ -24,22 +24,22 @@ func (fakeMechanism) Name() string                { return "fake" }
 func (fakeMechanism) Sample(r *rand.Rand) float64 { return 0 }
 func (fakeMechanism) Variance() float64           { return 1 }
 func (fakeMechanism) String() string              { return "fake" }
-func (f fakeMechanism) Guarantee(s mechanism.Sensitivity, delta float64) (mechanism.Guarantee, error) {
+func (f fakeMechanism) Guarantee(s noise.Sensitivity, delta float64) (noise.Guarantee, error) {
 	if f.approx {
-		return mechanism.Guarantee{Epsilon: s.L2 * (1 + math.Log(1/delta)), Delta: delta}, nil
+		return noise.Guarantee{Epsilon: s.L2 * (1 + math.Log(1/delta)), Delta: delta}, nil
 	}
-	return mechanism.Guarantee{Epsilon: s.L1}, nil
+	return noise.Guarantee{Epsilon: s.L1}, nil
 }
 
-var allSens = mechanism.Sensitivity{L1: 1, L2: 1}
+var allSens = noise.Sensitivity{L1: 1, L2: 1}
 
 // TestTotalsMonotone: every accountant's ε grows with k and shrinks as the
 // noise grows.
 func TestTotalsMonotone(t *testing.T) {
-	families := map[string]func(p float64) mechanism.Mechanism{
-		"laplace":  func(p float64) mechanism.Mechanism { return mustLaplace(t, p) },
-		"gaussian": func(p float64) mechanism.Mechanism { return mustGaussian(t, p) },
-		"huber":    func(p float64) mechanism.Mechanism { return mustHuber(t, 1, p) },
+	families := map[string]func(p float64) noise.Mechanism{
+		"laplace":  func(p float64) noise.Mechanism { return mustLaplace(t, p) },
+		"gaussian": func(p float64) noise.Mechanism { return mustGaussian(t, p) },
+		"huber":    func(p float64) noise.Mechanism { return mustHuber(t, 1, p) },
 	}
 	ks := []int{1, 2, 5, 20, 200}
 	ps := []float64{0.5, 1, 2, 8}
@@ -76,13 +76,13 @@ func TestTotalsMonotone(t *testing.T) {
 func TestCalibrate(t *testing.T) {
 	tests := []struct {
 		name   string
-		family func(p float64) (mechanism.Mechanism, error)
+		family func(p float64) (noise.Mechanism, error)
 		k      int
 		eps    float64
 	}{
-		{"gaussian", func(p float64) (mechanism.Mechanism, error) { return gaussian.New(p) }, 100, 2},
-		{"laplace", func(p float64) (mechanism.Mechanism, error) { return laplace.New(p) }, 50, 5},
-		{"huber", func(p float64) (mechanism.Mechanism, error) { return huber.New(3, p) }, 20, 1},
+		{"gaussian", func(p float64) (noise.Mechanism, error) { return gaussian.New(p) }, 100, 2},
+		{"laplace", func(p float64) (noise.Mechanism, error) { return laplace.New(p) }, 50, 5},
+		{"huber", func(p float64) (noise.Mechanism, error) { return huber.New(3, p) }, 20, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,8 +110,8 @@ func TestCalibrate(t *testing.T) {
 // analytic Gaussian mechanism at (ε, δ) = (1, 1e-5) needs σ ≈ 3.73 (against
 // 4.84 for the classic bound).
 func TestCalibrateBalleWang(t *testing.T) {
-	family := func(p float64) (mechanism.Mechanism, error) { return gaussian.New(p) }
-	p, _, err := Calibrate(family, mechanism.Sensitivity{L2: 1}, 1, 1, 1e-5, 0.1, 100)
+	family := func(p float64) (noise.Mechanism, error) { return gaussian.New(p) }
+	p, _, err := Calibrate(family, noise.Sensitivity{L2: 1}, 1, 1, 1e-5, 0.1, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestCalibrateBalleWang(t *testing.T) {
 }
 
 func TestCalibrateBracket(t *testing.T) {
-	family := func(p float64) (mechanism.Mechanism, error) { return laplace.New(p) }
+	family := func(p float64) (noise.Mechanism, error) { return laplace.New(p) }
 	if _, _, err := Calibrate(family, allSens, 10, 1, 1e-5, 0.1, 1); err == nil || !strings.Contains(err.Error(), "raise hi") {
 		t.Errorf("unreachable target: err = %v", err)
 	}
@@ -130,7 +130,7 @@ func TestCalibrateBracket(t *testing.T) {
 	if err != nil || p != 100 {
 		t.Errorf("target met at lo: p = %g, err = %v, want lo = 100", p, err)
 	}
-	bad := func(p float64) (mechanism.Mechanism, error) { return nil, errors.New("boom") }
+	bad := func(p float64) (noise.Mechanism, error) { return nil, errors.New("boom") }
 	if _, _, err := Calibrate(bad, allSens, 1, 1, 1e-5, 1, 2); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("family error lost: %v", err)
 	}
@@ -138,7 +138,7 @@ func TestCalibrateBracket(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	lm := mustLaplace(t, 1)
-	family := func(p float64) (mechanism.Mechanism, error) { return laplace.New(p) }
+	family := func(p float64) (noise.Mechanism, error) { return laplace.New(p) }
 	tests := []struct {
 		name string
 		err  error
@@ -150,9 +150,9 @@ func TestBadInput(t *testing.T) {
 		{"delta one", second(Compose(lm, allSens, 1, 1)), "delta = 1"},
 		{"delta NaN", second(Compose(lm, allSens, 1, math.NaN())), "delta = NaN"},
 		{"nil mechanism", second(Compose(nil, allSens, 1, 1e-5)), "mechanism is nil"},
-		{"laplace L1 zero", second(Compose(lm, mechanism.Sensitivity{L2: 1}, 1, 1e-5)), "sensitivity L1"},
-		{"gaussian L2 NaN", second(Compose(mustGaussian(t, 1), mechanism.Sensitivity{L1: 1, L2: math.NaN()}, 1, 1e-5)), "sensitivity L2"},
-		{"huber L1 Inf", second(Compose(mustHuber(t, 1, 1), mechanism.Sensitivity{L1: math.Inf(1)}, 1, 1e-5)), "sensitivity L1"},
+		{"laplace L1 zero", second(Compose(lm, noise.Sensitivity{L2: 1}, 1, 1e-5)), "sensitivity L1"},
+		{"gaussian L2 NaN", second(Compose(mustGaussian(t, 1), noise.Sensitivity{L1: 1, L2: math.NaN()}, 1, 1e-5)), "sensitivity L2"},
+		{"huber L1 Inf", second(Compose(mustHuber(t, 1, 1), noise.Sensitivity{L1: math.Inf(1)}, 1, 1e-5)), "sensitivity L1"},
 		{"basic k", second(Basic(lm, allSens, 0, 1e-5)), "k (compositions)"},
 		{"kov delta", second(KOV(lm, allSens, 1, 2)), "delta = 2"},
 		{"drv delta", second(DRV(lm, allSens, 1, -1)), "delta = -1"},
@@ -179,7 +179,7 @@ func third[T, U any](_ T, _ U, err error) error { return err }
 // TestUnknownMechanism: a mechanism this package does not know gets the
 // generic accountants from its Guarantee, and RDP/PLD say why they are nil.
 func TestUnknownMechanism(t *testing.T) {
-	tot, err := Compose(fakeMechanism{}, mechanism.Sensitivity{L1: 0.1}, 100, 1e-6)
+	tot, err := Compose(fakeMechanism{}, noise.Sensitivity{L1: 0.1}, 100, 1e-6)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestUnknownMechanism(t *testing.T) {
 	if best, err := tot.Tightest(); err != nil || best.Accountant != NameKOV {
 		t.Errorf("tightest = %v, %v; want advanced_kov", best, err)
 	}
-	tot, err = Compose(fakeMechanism{approx: true}, mechanism.Sensitivity{L2: 0.01}, 100, 1e-6)
+	tot, err = Compose(fakeMechanism{approx: true}, noise.Sensitivity{L2: 0.01}, 100, 1e-6)
 	if err != nil {
 		t.Fatal(err)
 	}

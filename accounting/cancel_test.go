@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/huber"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/noise/huber"
 )
 
 // A cancelled context stops every composing and calibrating entry point
@@ -23,9 +23,9 @@ func TestContextCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	s := noise.Sensitivity{L1: 1, L2: 1}
 	const k = 100_000_000
-	huberAt := func(p float64) (mechanism.Mechanism, error) { return huber.New(1, p) }
+	huberAt := func(p float64) (noise.Mechanism, error) { return huber.New(1, p) }
 	for _, c := range []struct {
 		name string
 		run  func() error

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 )
 
 // Basic is basic composition (Dwork & Roth 2014, Theorem 3.16): the ε and δ
@@ -13,7 +13,7 @@ import (
 // δ₀ = delta/k per release at its exact analytic ε₀ (Balle & Wang 2018) and
 // gives (k·ε₀, delta). It returns an error naming the parameter for invalid
 // input.
-func Basic(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (*Total, error) {
+func Basic(m noise.Mechanism, s noise.Sensitivity, k int, delta float64) (*Total, error) {
 	if err := checkDelta(delta); err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func (md *model) perRelease(k int, delta float64) (eps0, delta0, rest float64, e
 // theorem gives more than basic composition (large ε₀), the basic ε is
 // returned instead, since it holds too. It returns an error naming the
 // parameter for invalid input.
-func DRV(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (*Total, error) {
+func DRV(m noise.Mechanism, s noise.Sensitivity, k int, delta float64) (*Total, error) {
 	if err := checkDelta(delta); err != nil {
 		return nil, err
 	}
@@ -105,7 +105,7 @@ func (md *model) capAtBasic(eps float64, k int, delta float64, name string) (*To
 // δ₀ = 0; the Gaussian uses δ₀ = delta/(2k) at its analytic ε₀ and the rest
 // of delta for δ_k. Where the result exceeds basic composition, the basic ε
 // is returned. It returns an error naming the parameter for invalid input.
-func KOV(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (*Total, error) {
+func KOV(m noise.Mechanism, s noise.Sensitivity, k int, delta float64) (*Total, error) {
 	if err := checkDelta(delta); err != nil {
 		return nil, err
 	}

@@ -4,24 +4,24 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 func TestBasicIsKTimesEpsilon0(t *testing.T) {
 	tests := []struct {
-		m     mechanism.Mechanism
-		s     mechanism.Sensitivity
+		m     noise.Mechanism
+		s     noise.Sensitivity
 		k     int
 		eps0  float64
 		delta float64 // of the Total
 	}{
-		{mustLaplace(t, 2), mechanism.Sensitivity{L1: 1}, 10, 0.5, 0},
-		{mustLaplace(t, 0.1), mechanism.Sensitivity{L1: 3}, 7, 30, 0},
-		{mustHuber(t, 3, 1), mechanism.Sensitivity{L1: 5}, 100, 15, 0},
-		{mustHuber(t, 0.5, 2), mechanism.Sensitivity{L1: 1}, 1, 0.25, 0},
+		{mustLaplace(t, 2), noise.Sensitivity{L1: 1}, 10, 0.5, 0},
+		{mustLaplace(t, 0.1), noise.Sensitivity{L1: 3}, 7, 30, 0},
+		{mustHuber(t, 3, 1), noise.Sensitivity{L1: 5}, 100, 15, 0},
+		{mustHuber(t, 0.5, 2), noise.Sensitivity{L1: 1}, 1, 0.25, 0},
 	}
 	for _, tt := range tests {
 		got, err := Basic(tt.m, tt.s, tt.k, 1e-5)
@@ -34,7 +34,7 @@ func TestBasicIsKTimesEpsilon0(t *testing.T) {
 	}
 	// The Gaussian spends δ/k per release at the analytic ε₀.
 	g, _ := gaussian.New(4)
-	got, err := Basic(g, mechanism.Sensitivity{L2: 1}, 20, 1e-5)
+	got, err := Basic(g, noise.Sensitivity{L2: 1}, 20, 1e-5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestAdvancedOrdering(t *testing.T) {
 		for _, k := range []int{1, 2, 10, 100, 1000, 10000} {
 			for _, delta := range []float64{1e-3, 1e-6, 1e-10} {
 				m := mustLaplace(t, 1/eps0)
-				s := mechanism.Sensitivity{L1: 1}
+				s := noise.Sensitivity{L1: 1}
 				b, err1 := Basic(m, s, k, delta)
 				d, err2 := DRV(m, s, k, delta)
 				o, err3 := KOV(m, s, k, delta)
@@ -134,7 +134,7 @@ func TestApproximateDPComposition(t *testing.T) {
 	for _, sigma := range []float64{1, 5, 50} {
 		for _, k := range []int{1, 10, 1000} {
 			m, _ := gaussian.New(sigma)
-			s := mechanism.Sensitivity{L2: 1}
+			s := noise.Sensitivity{L2: 1}
 			d, err1 := DRV(m, s, k, 1e-6)
 			o, err2 := KOV(m, s, k, 1e-6)
 			b, err3 := Basic(m, s, k, 1e-6)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
 )
 
 // GridCost describes the grid a discrete mechanism rounds a statistic to
@@ -44,13 +44,13 @@ type GridCost struct {
 // exact worst case); with n > 1 it reports PLD not applicable for it, as
 // Compose does. The GridCost compares with the unrounded sensitivity. It
 // returns an error naming the parameter for invalid input.
-func ComposeDiscrete(m discrete.Mechanism, s mechanism.Sensitivity, n, k int, delta float64) (Totals, GridCost, error) {
+func ComposeDiscrete(m discrete.Mechanism, s noise.Sensitivity, n, k int, delta float64) (Totals, GridCost, error) {
 	return ComposeDiscreteContext(context.Background(), m, s, n, k, delta)
 }
 
 // ComposeDiscreteContext is ComposeDiscrete, stopped when ctx is done: it
 // then returns an error wrapping ctx.Err().
-func ComposeDiscreteContext(ctx context.Context, m discrete.Mechanism, s mechanism.Sensitivity, n, k int, delta float64) (Totals, GridCost, error) {
+func ComposeDiscreteContext(ctx context.Context, m discrete.Mechanism, s noise.Sensitivity, n, k int, delta float64) (Totals, GridCost, error) {
 	if m == nil {
 		return Totals{}, GridCost{}, fmt.Errorf("%w: mechanism is nil", check.ErrParam)
 	}
@@ -61,7 +61,7 @@ func ComposeDiscreteContext(ctx context.Context, m discrete.Mechanism, s mechani
 	if err != nil {
 		return Totals{}, GridCost{}, err
 	}
-	run := func(s mechanism.Sensitivity) (Totals, error) {
+	run := func(s noise.Sensitivity) (Totals, error) {
 		md, err := prepare(m, s, k)
 		if err != nil {
 			return Totals{}, err
@@ -101,13 +101,13 @@ func ComposeDiscreteContext(ctx context.Context, m discrete.Mechanism, s mechani
 // every candidate p the sensitivity s is rounded to family(p)'s grid for n
 // changed coordinates, and the totals are those of ComposeDiscrete. It
 // returns p and the totals at p.
-func CalibrateDiscrete(family func(p float64) (discrete.Mechanism, error), s mechanism.Sensitivity, n, k int, epsilon, delta, lo, hi float64) (float64, Totals, error) {
+func CalibrateDiscrete(family func(p float64) (discrete.Mechanism, error), s noise.Sensitivity, n, k int, epsilon, delta, lo, hi float64) (float64, Totals, error) {
 	return CalibrateDiscreteContext(context.Background(), family, s, n, k, epsilon, delta, lo, hi)
 }
 
 // CalibrateDiscreteContext is CalibrateDiscrete, stopped when ctx is
 // done: it then returns an error wrapping ctx.Err().
-func CalibrateDiscreteContext(ctx context.Context, family func(p float64) (discrete.Mechanism, error), s mechanism.Sensitivity, n, k int, epsilon, delta, lo, hi float64) (float64, Totals, error) {
+func CalibrateDiscreteContext(ctx context.Context, family func(p float64) (discrete.Mechanism, error), s noise.Sensitivity, n, k int, epsilon, delta, lo, hi float64) (float64, Totals, error) {
 	if family == nil {
 		return 0, Totals{}, fmt.Errorf("%w: family is nil", check.ErrParam)
 	}

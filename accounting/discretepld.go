@@ -61,7 +61,7 @@ type latticeNoise struct {
 	bounded  bool
 	// analog is the continuous noise with the same shape and shift, used to
 	// choose the grid width.
-	analog *noise
+	analog *unitNoise
 }
 
 // sum bounds Σ_{y=a}^{b} e^{w(y)} for any a ≤ b (a may be −posInf, b

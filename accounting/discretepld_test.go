@@ -5,11 +5,11 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 // smallLattice is a discrete mechanism at a grid small enough for the
@@ -221,15 +221,15 @@ func TestDiscretePLDMonotone(t *testing.T) {
 // at δ = 1e-5 the ε agree to 1e-6 relative, at δ = 1e-8 (where the atom
 // shows) to 1e-5.
 func TestDiscretePLDConvergesToContinuous(t *testing.T) {
-	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	s := noise.Sensitivity{L1: 1, L2: 1}
 	type pair struct {
-		disc, cont func() (mechanism.Mechanism, error)
+		disc, cont func() (noise.Mechanism, error)
 	}
 	pairs := []pair{
-		{func() (mechanism.Mechanism, error) { return discrete.NewLaplace(3) }, func() (mechanism.Mechanism, error) { return laplace.New(3) }},
-		{func() (mechanism.Mechanism, error) { return discrete.NewGaussian(5) }, func() (mechanism.Mechanism, error) { return gaussian.New(5) }},
-		{func() (mechanism.Mechanism, error) { return discrete.NewHuber(1, 3) }, func() (mechanism.Mechanism, error) { return huber.New(1, 3) }},
-		{func() (mechanism.Mechanism, error) { return discrete.NewHuber(0.2, 0.5) }, func() (mechanism.Mechanism, error) { return huber.New(0.2, 0.5) }},
+		{func() (noise.Mechanism, error) { return discrete.NewLaplace(3) }, func() (noise.Mechanism, error) { return laplace.New(3) }},
+		{func() (noise.Mechanism, error) { return discrete.NewGaussian(5) }, func() (noise.Mechanism, error) { return gaussian.New(5) }},
+		{func() (noise.Mechanism, error) { return discrete.NewHuber(1, 3) }, func() (noise.Mechanism, error) { return huber.New(1, 3) }},
+		{func() (noise.Mechanism, error) { return discrete.NewHuber(0.2, 0.5) }, func() (noise.Mechanism, error) { return huber.New(0.2, 0.5) }},
 	}
 	for _, p := range pairs {
 		dm, err := p.disc()
@@ -290,7 +290,7 @@ func TestDiscretePLDConvergesToContinuous(t *testing.T) {
 
 // scalarPLDDelta is PLDDelta for one changed coordinate (the discrete
 // Gaussian's lattice PLD applies).
-func scalarPLDDelta(t *testing.T, m mechanism.Mechanism, s mechanism.Sensitivity, k int, eps float64) float64 {
+func scalarPLDDelta(t *testing.T, m noise.Mechanism, s noise.Sensitivity, k int, eps float64) float64 {
 	t.Helper()
 	md, err := prepare(m, s, k)
 	if err != nil {
@@ -385,7 +385,7 @@ func TestComposeDiscrete(t *testing.T) {
 	lap, _ := discrete.NewLaplace(2)
 	hub, _ := discrete.NewHuber(1, 2)
 	gau, _ := discrete.NewGaussian(5)
-	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	s := noise.Sensitivity{L1: 1, L2: 1}
 	for _, m := range []discrete.Mechanism{lap, hub, gau} {
 		for _, n := range []int{1, 4} {
 			tot, cost, err := ComposeDiscrete(m, s, n, 50, 1e-6)
@@ -421,7 +421,7 @@ func TestComposeDiscrete(t *testing.T) {
 // TestCalibrateDiscrete: the scale found meets the target at the rounded
 // sensitivity, and 1 % less noise does not.
 func TestCalibrateDiscrete(t *testing.T) {
-	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	s := noise.Sensitivity{L1: 1, L2: 1}
 	family := func(p float64) (discrete.Mechanism, error) { return discrete.NewGaussian(p) }
 	p, tot, err := CalibrateDiscrete(family, s, 1, 20, 1, 1e-5, 0.1, 1000)
 	if err != nil {
@@ -465,7 +465,7 @@ func TestDiscretePLDConstruction(t *testing.T) {
 	for _, m := range ms {
 		for _, sens := range []float64{1} {
 			for _, k := range []int{1, 100} {
-				rs, err := discrete.RoundedSensitivity(mechanism.Sensitivity{L1: sens, L2: sens}, 1, m.Granularity())
+				rs, err := discrete.RoundedSensitivity(noise.Sensitivity{L1: sens, L2: sens}, 1, m.Granularity())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -5,10 +5,10 @@ import (
 	"math"
 
 	"github.com/dpmc/dpmc/accounting"
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 // A solver adds Laplace noise of scale 10 to a statistic of ℓ1 sensitivity
@@ -19,7 +19,7 @@ func ExampleCompose() {
 	if err != nil {
 		panic(err)
 	}
-	totals, err := accounting.Compose(m, mechanism.Sensitivity{L1: 1}, 100, 1e-6)
+	totals, err := accounting.Compose(m, noise.Sensitivity{L1: 1}, 100, 1e-6)
 	if err != nil {
 		panic(err)
 	}
@@ -41,8 +41,8 @@ func ExampleCompose() {
 // sensitivity 1 need for (ε, δ) = (1, 1e-5) in total? (Exactly √1000 times
 // the σ = 3.73 of one release, since Gaussian releases compose into one.)
 func ExampleCalibrate() {
-	family := func(sigma float64) (mechanism.Mechanism, error) { return gaussian.New(sigma) }
-	sigma, totals, err := accounting.Calibrate(family, mechanism.Sensitivity{L2: 1}, 1000, 1, 1e-5, 1, 1e4)
+	family := func(sigma float64) (noise.Mechanism, error) { return gaussian.New(sigma) }
+	sigma, totals, err := accounting.Calibrate(family, noise.Sensitivity{L2: 1}, 1000, 1, 1e-5, 1, 1e4)
 	if err != nil {
 		panic(err)
 	}
@@ -61,7 +61,7 @@ func ExampleComposeDiscrete() {
 	if err != nil {
 		panic(err)
 	}
-	totals, cost, err := accounting.ComposeDiscrete(m, mechanism.Sensitivity{L1: 1}, 1, 100, 1e-6)
+	totals, cost, err := accounting.ComposeDiscrete(m, noise.Sensitivity{L1: 1}, 1, 100, 1e-6)
 	if err != nil {
 		panic(err)
 	}

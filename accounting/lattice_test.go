@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
 )
 
 // bruteDelta returns δ(ε) of two releases by summing (P − e^ε Q)₊ over
@@ -157,7 +157,7 @@ func TestComposeDiscreteMechanisms(t *testing.T) {
 	hub, _ := discrete.NewHuber(1, 2)
 	gau, _ := discrete.NewGaussian(5)
 	for _, m := range []discrete.Mechanism{lap, hub, gau} {
-		s, err := discrete.RoundedSensitivity(mechanism.Sensitivity{L1: 1, L2: 1}, 1, m.Granularity())
+		s, err := discrete.RoundedSensitivity(noise.Sensitivity{L1: 1, L2: 1}, 1, m.Granularity())
 		if err != nil {
 			t.Fatal(err)
 		}

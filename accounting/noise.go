@@ -4,9 +4,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
-	"github.com/dpmc/dpmc/laplace"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 // quad is the polynomial c[0] + c[1]·t + c[2]·t².
@@ -92,12 +92,12 @@ func combine(a float64, f piecewise, b float64, g piecewise) piecewise {
 	return h
 }
 
-// noise describes one release in unit scale: the noise T has density
+// unitNoise describes one release in unit scale: the noise T has density
 // exp(−rho(t) − logZ), the neighbouring output is shifted by d > 0 (the
 // sensitivity over the scale), and lowerCDF(t) = P(T ≤ t) for t ≤ 0,
 // accurate in relative terms far into the tail. Every noise here is
 // symmetric, so P(T > t) = lowerCDF(−t).
-type noise struct {
+type unitNoise struct {
 	rho      piecewise
 	logZ     float64
 	d        float64
@@ -105,9 +105,9 @@ type noise struct {
 }
 
 // laplaceNoise is Laplace(0, 1): ρ(t) = |t|.
-func laplaceNoise(d float64) *noise {
+func laplaceNoise(d float64) *unitNoise {
 	unit, _ := laplace.New(1)
-	return &noise{
+	return &unitNoise{
 		rho:      piecewise{knots: []float64{0}, pieces: []quad{{0, -1, 0}, {0, 1, 0}}},
 		logZ:     math.Ln2,
 		d:        d,
@@ -116,8 +116,8 @@ func laplaceNoise(d float64) *noise {
 }
 
 // gaussianNoise is N(0, 1): ρ(t) = t²/2.
-func gaussianNoise(d float64) *noise {
-	return &noise{
+func gaussianNoise(d float64) *unitNoise {
+	return &unitNoise{
 		rho:      piecewise{pieces: []quad{{0, 0, 0.5}}},
 		logZ:     0.5 * math.Log(2*math.Pi),
 		d:        d,
@@ -127,7 +127,7 @@ func gaussianNoise(d float64) *noise {
 
 // huberNoise is the unit-scale Huber noise of shape a: ρ = ρ_a, the Huber
 // loss. a must be a valid shape (huber.New accepts it).
-func huberNoise(a, d float64) (*noise, error) {
+func huberNoise(a, d float64) (*unitNoise, error) {
 	unit, err := huber.New(a, 1)
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func huberNoise(a, d float64) (*noise, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &noise{
+	return &unitNoise{
 		rho: piecewise{
 			knots:  []float64{-a, a},
 			pieces: []quad{{-a * a / 2, -a, 0}, {0, 0, 0.5}, {-a * a / 2, a, 0}},
@@ -148,7 +148,7 @@ func huberNoise(a, d float64) (*noise, error) {
 }
 
 // cdf returns P(T ≤ t) and P(T > t), each accurate on its small side.
-func (n *noise) cdf(t float64) (lower, upper float64) {
+func (n *unitNoise) cdf(t float64) (lower, upper float64) {
 	if t <= 0 {
 		lower = n.lowerCDF(t)
 		return lower, 1 - lower
@@ -178,7 +178,7 @@ func between(a, b, la, ua, lb, ub float64) float64 {
 // loss returns the privacy-loss function L(t) = log p(t) − log q(t) of the
 // pair P = T, Q = T + d: L = ρ(t − d) − ρ(t). It is non-increasing in t
 // because every noise here is log-concave.
-func (n *noise) loss() piecewise {
+func (n *unitNoise) loss() piecewise {
 	return combine(1, n.rho.shift(n.d), -1, n.rho)
 }
 

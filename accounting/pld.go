@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/dsp/fourier"
 
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 )
 
 // PLD grid and truncation parameters. See doc.go for why they are valid.
@@ -119,7 +119,7 @@ func (l lattice) logMGF(t float64) float64 {
 // factor 2 of the smallest such power of two). Losses are only resolved for
 // noise in [−tz, tz]: by symmetry each side beyond holds at most
 // pldTruncate of the mass.
-func (n *noise) tailCut() float64 {
+func (n *unitNoise) tailCut() float64 {
 	tz := 1.0
 	for n.lowerCDF(-tz) > pldTruncate {
 		tz *= 2
@@ -129,7 +129,7 @@ func (n *noise) tailCut() float64 {
 
 // lossSpan returns the range [lo, hi] of the privacy loss after truncation,
 // and the exact supremum lmax (+Inf for the Gaussian).
-func (n *noise) lossSpan() (lo, hi, lmax float64) {
+func (n *unitNoise) lossSpan() (lo, hi, lmax float64) {
 	l := n.loss()
 	_, lmax = lossRange(l)
 	tz := n.tailCut()
@@ -146,7 +146,7 @@ func (n *noise) lossSpan() (lo, hi, lmax float64) {
 // of noise values in [−tz, tz] (see tailCut); losses above it (probability
 // ≤ 1e-25) go to the +∞ atom and losses below it are rounded up to its
 // bottom; both only raise the curve.
-func (n *noise) discretize(h float64) (*pmf, error) {
+func (n *unitNoise) discretize(h float64) (*pmf, error) {
 	l := n.loss()
 	lmin, lmax := lossRange(l)
 	tz := n.tailCut()
@@ -496,7 +496,7 @@ func (c *composed) solve(at func(float64) float64, j int, xlo, xhi, target float
 // span of one release's loss, and dividing the largest loss exactly when it
 // is finite (so that the atom of Laplace and Huber noise at ε₀ sits on the
 // grid).
-func (n *noise) pldGrid(k int) (float64, error) {
+func (n *unitNoise) pldGrid(k int) (float64, error) {
 	lo, hi, lmax := n.lossSpan()
 	span := hi - lo
 	if !(span > 0) || math.IsInf(span, 0) || math.IsNaN(span) {
@@ -532,7 +532,7 @@ func stepDividing(lmax, steps float64) float64 {
 }
 
 // pldParts discretizes one release of n on the grid chosen for k releases.
-func (n *noise) pldParts(k int) ([]part, error) {
+func (n *unitNoise) pldParts(k int) ([]part, error) {
 	h, err := n.pldGrid(k)
 	if err != nil {
 		return nil, err
@@ -599,7 +599,7 @@ func pldEpsilon(parts []part, delta float64) (float64, bool, error) {
 // error wrapping ErrNotApplicable for mechanisms whose noise distribution
 // this package does not know, and an error naming the parameter for
 // invalid input.
-func PLD(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (*Total, error) {
+func PLD(m noise.Mechanism, s noise.Sensitivity, k int, delta float64) (*Total, error) {
 	if err := checkDelta(delta); err != nil {
 		return nil, err
 	}
@@ -638,7 +638,7 @@ func (md *model) pldTotal(k int, delta float64) (*Total, error) {
 // Huber and their discrete versions (except the discrete Gaussian, as for
 // PLD), and an error naming the parameter if k < 1, epsilon is negative or
 // not finite, or the sensitivity is invalid.
-func PLDDelta(m mechanism.Mechanism, s mechanism.Sensitivity, k int, epsilon float64) (float64, error) {
+func PLDDelta(m noise.Mechanism, s noise.Sensitivity, k int, epsilon float64) (float64, error) {
 	if err := check.NonNegative("epsilon", epsilon); err != nil {
 		return 0, err
 	}

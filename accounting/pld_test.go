@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/gaussian"
 )
 
 // TestPLDLaplaceExact compares the PLD accountant with the exact privacy
@@ -20,7 +20,7 @@ func TestPLDLaplaceExact(t *testing.T) {
 	}
 	for _, tt := range tests {
 		m := mustLaplace(t, tt.b)
-		s := mechanism.Sensitivity{L1: 1}
+		s := noise.Sensitivity{L1: 1}
 		d, k := 1/tt.b, tt.k
 		top := float64(k) * d
 		for _, f := range []float64{0, 0.2, 0.5, 0.9, 0.999} {
@@ -57,7 +57,7 @@ func TestPLDGaussianExact(t *testing.T) {
 		sigma, k := c.sigma, c.k
 		{
 			m := mustGaussian(t, sigma)
-			s := mechanism.Sensitivity{L2: 1}
+			s := noise.Sensitivity{L2: 1}
 			for _, delta := range []float64{1e-3, 1e-6, 1e-12} {
 				got, err := PLD(m, s, k, delta)
 				if err != nil {
@@ -89,7 +89,7 @@ func TestPLDGaussianExact(t *testing.T) {
 // decimals (their assertAlmostEqual(…, 4)). The analytic value is
 // 0.0015372.
 func TestPLDPublishedGaussian(t *testing.T) {
-	got, err := PLDDelta(mustGaussian(t, 20), mechanism.Sensitivity{L2: 1}, 400, 3)
+	got, err := PLDDelta(mustGaussian(t, 20), noise.Sensitivity{L2: 1}, 400, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestPLDHuberSingleRelease(t *testing.T) {
 	for _, alpha := range []float64{0.2, 1, 3} {
 		for _, scale := range []float64{0.5, 2} {
 			m := mustHuber(t, alpha, scale)
-			s := mechanism.Sensitivity{L1: 1}
+			s := noise.Sensitivity{L1: 1}
 			nz, _ := huberNoise(alpha, 1/scale)
 			eps0 := alpha / scale
 			for _, f := range []float64{0, 0.3, 0.7, 0.95} {
@@ -128,8 +128,8 @@ func TestPLDHuberSingleRelease(t *testing.T) {
 // TestPLDBelowOtherAccountants: PLD is the tightest, RDP next, for many
 // releases of each mechanism.
 func TestPLDBelowOtherAccountants(t *testing.T) {
-	s := mechanism.Sensitivity{L1: 1, L2: 1}
-	for _, m := range []mechanism.Mechanism{mustLaplace(t, 3), mustGaussian(t, 4), mustHuber(t, 1, 3)} {
+	s := noise.Sensitivity{L1: 1, L2: 1}
+	for _, m := range []noise.Mechanism{mustLaplace(t, 3), mustGaussian(t, 4), mustHuber(t, 1, 3)} {
 		for _, k := range []int{10, 300} {
 			tot, err := Compose(m, s, k, 1e-6)
 			if err != nil {
@@ -150,7 +150,7 @@ func TestPLDBelowOtherAccountants(t *testing.T) {
 
 // exactSingleDelta is δ(ε) of one release straight from the noise CDF:
 // P(L > ε) − e^ε·Q(L > ε), with {L > ε} = {T < crossing}.
-func exactSingleDelta(n *noise, eps float64) float64 {
+func exactSingleDelta(n *unitNoise, eps float64) float64 {
 	l := n.loss()
 	lmin, lmax := lossRange(l)
 	c := crossing(l, lmin, lmax, eps)
@@ -224,7 +224,7 @@ func TestPLDExtremes(t *testing.T) {
 	}{
 		{1e-6, 3, 1e-5}, {1e6, 3, 1e-5}, {1e90, 1, 1e-5}, {3, 200, 0.5}, {3, 200, 0.95}, {0.2, 1, 0.999},
 	} {
-		got, err := PLD(mustGaussian(t, c.sigma), mechanism.Sensitivity{L2: 1}, c.k, c.delta)
+		got, err := PLD(mustGaussian(t, c.sigma), noise.Sensitivity{L2: 1}, c.k, c.delta)
 		if err != nil {
 			t.Fatalf("σ=%g: %v", c.sigma, err)
 		}
@@ -236,7 +236,7 @@ func TestPLDExtremes(t *testing.T) {
 		}
 	}
 	for _, b := range []float64{1e-6, 1e6} {
-		tot, err := Compose(mustLaplace(t, b), mechanism.Sensitivity{L1: 1}, 5, 1e-6)
+		tot, err := Compose(mustLaplace(t, b), noise.Sensitivity{L1: 1}, 5, 1e-6)
 		if err != nil {
 			t.Fatalf("b=%g: %v", b, err)
 		}
@@ -245,7 +245,7 @@ func TestPLDExtremes(t *testing.T) {
 			t.Errorf("b=%g: tightest %v, basic 5ε₀ = %g", b, best, 5*eps0)
 		}
 	}
-	if _, err := Compose(mustLaplace(t, 1e-100), mechanism.Sensitivity{L1: 1e300}, 1e9, 1e-6); err == nil {
+	if _, err := Compose(mustLaplace(t, 1e-100), noise.Sensitivity{L1: 1e300}, 1e9, 1e-6); err == nil {
 		t.Error("overflowing ε gave no error")
 	}
 }

@@ -8,7 +8,7 @@ import (
 	gquad "gonum.org/v1/gonum/integrate/quad"
 
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 )
 
 // Orders returns, in increasing order, the Rényi orders α over which RDP
@@ -28,7 +28,7 @@ func Orders() []float64 {
 // margin of 1e-10 on the integral that covers the quadrature error. It returns an error
 // wrapping ErrNotApplicable for mechanisms other than these three, and an
 // error naming the parameter if order or the sensitivity is invalid.
-func RenyiDP(m mechanism.Mechanism, s mechanism.Sensitivity, order float64) (float64, error) {
+func RenyiDP(m noise.Mechanism, s noise.Sensitivity, order float64) (float64, error) {
 	if err := check.Finite("order", order); err != nil {
 		return 0, err
 	}
@@ -57,7 +57,7 @@ func RenyiDP(m mechanism.Mechanism, s mechanism.Sensitivity, order float64) (flo
 // ErrNotApplicable for mechanisms whose RDP curve this package does not
 // know (anything but Laplace, Gaussian and Huber), and an error naming the
 // parameter for invalid input.
-func RDP(m mechanism.Mechanism, s mechanism.Sensitivity, k int, delta float64) (*Total, error) {
+func RDP(m noise.Mechanism, s noise.Sensitivity, k int, delta float64) (*Total, error) {
 	if err := checkDelta(delta); err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (l *logSum) log() float64 {
 
 // renyiNumeric returns max(D_a(P‖Q), D_a(Q‖P)) for P = T, Q = T + d by
 // quadrature of ∫ p^a q^{1−a}, with the margin quadMargin added.
-func (n *noise) renyiNumeric(a float64) (float64, error) {
+func (n *unitNoise) renyiNumeric(a float64) (float64, error) {
 	shifted := n.rho.shift(n.d)
 	worst := math.Inf(-1)
 	for _, dir := range [2][2]piecewise{{n.rho, shifted}, {shifted, n.rho}} {

@@ -7,14 +7,14 @@ import (
 
 	"gonum.org/v1/gonum/integrate"
 
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 )
 
 func TestRenyiDPGaussianClosedForm(t *testing.T) {
 	for _, sigma := range []float64{0.3, 1, 7} {
 		for _, l2 := range []float64{0.5, 2} {
 			for _, a := range []float64{1.5, 2, 32, 1000} {
-				got, err := RenyiDP(mustGaussian(t, sigma), mechanism.Sensitivity{L2: l2}, a)
+				got, err := RenyiDP(mustGaussian(t, sigma), noise.Sensitivity{L2: l2}, a)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -115,7 +115,7 @@ func TestHuberRenyiLimits(t *testing.T) {
 func TestHuberRenyiShape(t *testing.T) {
 	for _, alpha := range []float64{0.3, 1, 3} {
 		m := mustHuber(t, alpha, 1)
-		s := mechanism.Sensitivity{L1: 1}
+		s := noise.Sensitivity{L1: 1}
 		prev := 0.0
 		for _, a := range Orders() {
 			r, err := RenyiDP(m, s, a)
@@ -153,7 +153,7 @@ func TestRenyiBothDirections(t *testing.T) {
 func TestRDPConversion(t *testing.T) {
 	// Gaussian: the result is the minimum over Orders of the CKS formula.
 	sigma, k, delta := 20.0, 100, 1e-5
-	got, err := RDP(mustGaussian(t, sigma), mechanism.Sensitivity{L2: 1}, k, delta)
+	got, err := RDP(mustGaussian(t, sigma), noise.Sensitivity{L2: 1}, k, delta)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,14 +166,14 @@ func TestRDPConversion(t *testing.T) {
 		t.Errorf("RDP = %v, want ε = %g", got, want)
 	}
 	// And it is a valid bound: never below the exact k-fold Gaussian.
-	exact, _ := PLD(mustGaussian(t, sigma), mechanism.Sensitivity{L2: 1}, k, delta)
+	exact, _ := PLD(mustGaussian(t, sigma), noise.Sensitivity{L2: 1}, k, delta)
 	if got.Epsilon < exact.Epsilon {
 		t.Errorf("RDP ε %g below PLD ε %g", got.Epsilon, exact.Epsilon)
 	}
 }
 
 func TestRenyiDPErrors(t *testing.T) {
-	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	s := noise.Sensitivity{L1: 1, L2: 1}
 	for _, order := range []float64{1, 0.5, math.NaN(), math.Inf(1)} {
 		if _, err := RenyiDP(mustLaplace(t, 1), s, order); err == nil {
 			t.Errorf("order %v: no error", order)

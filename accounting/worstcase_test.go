@@ -19,11 +19,11 @@ var worstCaseSplits = [][]float64{
 
 // splitNoise returns the per-coordinate noises for a split of the
 // unit-scale shift d.
-func splitNoise(t *testing.T, alpha, d float64, split []float64) []*noise {
+func splitNoise(t *testing.T, alpha, d float64, split []float64) []*unitNoise {
 	t.Helper()
-	var out []*noise
+	var out []*unitNoise
 	for _, f := range split {
-		var nz *noise
+		var nz *unitNoise
 		if alpha == 0 {
 			nz = laplaceNoise(d * f)
 		} else {

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 )
 
 // Family is a set of event families, combined with |.
@@ -60,7 +60,7 @@ const (
 // with the defaults below; set Claim.
 type Options struct {
 	// Claim is the (ε, δ) guarantee under test; ε ≥ 0, δ in [0, 1].
-	Claim mechanism.Guarantee
+	Claim noise.Guarantee
 	// Confidence is the probability that all the reported bounds hold
 	// together, in (0, 1); 0 means 0.95.
 	Confidence float64
@@ -205,8 +205,8 @@ type Part struct {
 // Result is the outcome of an audit. All bounds hold together with
 // probability at least Confidence.
 type Result struct {
-	Claim      mechanism.Guarantee // the claim audited
-	Confidence float64             // joint confidence of all bounds
+	Claim      noise.Guarantee // the claim audited
+	Confidence float64         // joint confidence of all bounds
 	// IntervalConfidence is the level of each Clopper–Pearson interval,
 	// 1 − (1 − Confidence)/(2·Events).
 	IntervalConfidence float64

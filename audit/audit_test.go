@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/rng"
 )
 
@@ -99,15 +99,15 @@ func TestSamples(t *testing.T) {
 	tests := []struct {
 		name    string
 		a, b    func(*rand.Rand) float64
-		claim   mechanism.Guarantee
+		claim   noise.Guarantee
 		want    Verdict
 		atLeast float64 // EpsilonLower must reach this
 	}{
-		{"identical, ε = 0 claimed", gauss(0), gauss(0), mechanism.Guarantee{}, Pass, 0},
-		{"randomized response ε = 1, claim 1", randomizedResponse(1, false), randomizedResponse(1, true), mechanism.Guarantee{Epsilon: 1}, Pass, 0.9},
-		{"randomized response ε = 1, claim 0.5", randomizedResponse(1, false), randomizedResponse(1, true), mechanism.Guarantee{Epsilon: 0.5}, Violation, 0.9},
-		{"Gaussian μ = 1, exact δ(1)", gauss(0), gauss(1), mechanism.Guarantee{Epsilon: 1, Delta: 0.1269}, Pass, 0.9},
-		{"Gaussian μ = 1, δ(1)/10", gauss(0), gauss(1), mechanism.Guarantee{Epsilon: 1, Delta: 0.01269}, Violation, 1.5},
+		{"identical, ε = 0 claimed", gauss(0), gauss(0), noise.Guarantee{}, Pass, 0},
+		{"randomized response ε = 1, claim 1", randomizedResponse(1, false), randomizedResponse(1, true), noise.Guarantee{Epsilon: 1}, Pass, 0.9},
+		{"randomized response ε = 1, claim 0.5", randomizedResponse(1, false), randomizedResponse(1, true), noise.Guarantee{Epsilon: 0.5}, Violation, 0.9},
+		{"Gaussian μ = 1, exact δ(1)", gauss(0), gauss(1), noise.Guarantee{Epsilon: 1, Delta: 0.1269}, Pass, 0.9},
+		{"Gaussian μ = 1, δ(1)/10", gauss(0), gauss(1), noise.Guarantee{Epsilon: 1, Delta: 0.01269}, Violation, 1.5},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,9 +135,9 @@ func TestUnionBound(t *testing.T) {
 	b := draw(20000, r, randomizedResponse(1, true))
 	var prev Result
 	for i, opts := range []Options{
-		{Claim: mechanism.Guarantee{Epsilon: 1}, Thresholds: 4},
-		{Claim: mechanism.Guarantee{Epsilon: 1}, Thresholds: 4, Bits: true},
-		{Claim: mechanism.Guarantee{Epsilon: 1}, Thresholds: 4, Bits: true, Confidence: 0.99},
+		{Claim: noise.Guarantee{Epsilon: 1}, Thresholds: 4},
+		{Claim: noise.Guarantee{Epsilon: 1}, Thresholds: 4, Bits: true},
+		{Claim: noise.Guarantee{Epsilon: 1}, Thresholds: 4, Bits: true, Confidence: 0.99},
 	} {
 		res, err := Samples(a, b, opts)
 		if err != nil {
@@ -171,11 +171,11 @@ func TestAuditCombines(t *testing.T) {
 	r := rng.Seeded(6)
 	same := Statistic{Name: "same", A: draw(5000, r, randomizedResponse(0, false)), B: draw(5000, r, randomizedResponse(0, true))}
 	diff := Statistic{Name: "diff", Symbol: "rr", A: draw(5000, r, randomizedResponse(2, false)), B: draw(5000, r, randomizedResponse(2, true))}
-	one, err := Audit([]Statistic{same}, Options{Claim: mechanism.Guarantee{Epsilon: 1}})
+	one, err := Audit([]Statistic{same}, Options{Claim: noise.Guarantee{Epsilon: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	both, err := Audit([]Statistic{same, diff}, Options{Claim: mechanism.Guarantee{Epsilon: 1}})
+	both, err := Audit([]Statistic{same, diff}, Options{Claim: noise.Guarantee{Epsilon: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,8 +221,8 @@ func TestSamplesBadInput(t *testing.T) {
 	}{
 		{"too few", ok[:10], ok, Options{}, "10 values on side A"},
 		{"NaN", ok, nan, Options{}, "B[42] is NaN"},
-		{"negative epsilon", ok, ok, Options{Claim: mechanism.Guarantee{Epsilon: -1}}, "claimed epsilon"},
-		{"delta above 1", ok, ok, Options{Claim: mechanism.Guarantee{Delta: 2}}, "claimed delta"},
+		{"negative epsilon", ok, ok, Options{Claim: noise.Guarantee{Epsilon: -1}}, "claimed epsilon"},
+		{"delta above 1", ok, ok, Options{Claim: noise.Guarantee{Delta: 2}}, "claimed delta"},
 		{"confidence 1", ok, ok, Options{Confidence: 1}, "confidence"},
 		{"thresholds", ok, ok, Options{Thresholds: -3}, "thresholds"},
 		{"bins", ok, ok, Options{MaxBins: -1}, "max bins"},

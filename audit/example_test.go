@@ -6,9 +6,9 @@ import (
 	"os"
 
 	"github.com/dpmc/dpmc/audit"
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/laplace"
 	"github.com/dpmc/dpmc/rng"
 	"github.com/dpmc/dpmc/userdp"
 )
@@ -21,7 +21,7 @@ func ExampleMechanism() {
 		panic(err)
 	}
 	res, err := audit.Mechanism(context.Background(), m, audit.MechanismOptions{
-		Options:     audit.Options{Claim: mechanism.Guarantee{Epsilon: 0.5}},
+		Options:     audit.Options{Claim: noise.Guarantee{Epsilon: 0.5}},
 		Sensitivity: 1,
 		Samples:     100000,
 		Seeded:      true, // reproducible; the audit releases nothing
@@ -46,7 +46,7 @@ func ExampleSamples() {
 		a[i] = 10 + m.Sample(r)
 		b[i] = 11 + m.Sample(r)
 	}
-	res, err := audit.Samples(a, b, audit.Options{Claim: mechanism.Guarantee{Epsilon: 0.5}})
+	res, err := audit.Samples(a, b, audit.Options{Claim: noise.Guarantee{Epsilon: 0.5}})
 	if err != nil {
 		panic(err)
 	}

@@ -6,12 +6,12 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
 	zig "github.com/dpmc/dpmc/internal/ziggurat"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 // Support is the set of values a sampler can release on a given input: the
@@ -74,7 +74,7 @@ func RoundGrid(x, gamma float64) float64 { return gamma * math.Round(x/gamma) }
 // (LogPDF is the log pmf at noise/γ) and Releaser. The embedded
 // mechanism's Sample must return γ·J exactly.
 type GridNoise struct {
-	mechanism.Mechanism
+	noise.Mechanism
 	// Gamma is the grid spacing γ > 0, a power of two.
 	Gamma float64
 	// LogPMF is log P(J = j).
@@ -105,7 +105,7 @@ func (g GridNoise) Support() Support { return Grid{Gamma: g.Gamma} }
 
 // FloatSupport returns the support of the floating-point sampler of m (a
 // *laplace.Mechanism, *gaussian.Mechanism or *huber.Mechanism) for
-// releases computed as y = x + m.Sample(r), as mechanism.AddNoise and
+// releases computed as y = x + m.Sample(r), as noise.AddNoise and
 // Mechanism compute them. It returns an error for other mechanisms.
 //
 // These samplers draw from Marsaglia and Tsang's ziggurat: math/rand/v2's
@@ -132,7 +132,7 @@ func (g GridNoise) Support() Support { return Grid{Gamma: g.Gamma} }
 // published construction (Marsaglia and Tsang 2000) with Go's constants;
 // a test checks them against math/rand/v2's output. The Huber body's are
 // internal/ziggurat's own.
-func FloatSupport(m mechanism.Mechanism) (Support, error) {
+func FloatSupport(m noise.Mechanism) (Support, error) {
 	switch m := m.(type) {
 	case *laplace.Mechanism:
 		return &floatSupport{kind: "laplace", scale: m.Scale(), desc: m.String()}, nil

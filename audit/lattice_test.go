@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/rng"
 )
 
@@ -62,7 +62,7 @@ func TestFloatSupportSeparates(t *testing.T) {
 		t.Skip("statistical: runs without -race")
 	}
 	tests := []struct {
-		m        mechanism.Mechanism
+		m        noise.Mechanism
 		x, x1    float64
 		maxOther float64 // bound on P[y ∈ S(x′) | x] and P[y ∈ S(x) | x′]
 	}{
@@ -141,8 +141,8 @@ func (m discreteLaplaceMock) Variance() float64 {
 	q := math.Exp(-m.gamma / m.b)
 	return m.gamma * m.gamma * 2 * q / ((1 - q) * (1 - q))
 }
-func (m discreteLaplaceMock) Guarantee(sens mechanism.Sensitivity, _ float64) (mechanism.Guarantee, error) {
-	return mechanism.Guarantee{Epsilon: sens.L1 / m.b}, nil
+func (m discreteLaplaceMock) Guarantee(sens noise.Sensitivity, _ float64) (noise.Guarantee, error) {
+	return noise.Guarantee{Epsilon: sens.L1 / m.b}, nil
 }
 
 // TestGridEmitsShiftInvariant: the grid's check gives the same answer for
@@ -200,7 +200,7 @@ func TestLatticeAudit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := tt.m.Guarantee(mechanism.Sensitivity{L1: tt.sens, L2: tt.sens}, tt.delta)
+			g, err := tt.m.Guarantee(noise.Sensitivity{L1: tt.sens, L2: tt.sens}, tt.delta)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -243,7 +243,7 @@ func TestLatticeAudit(t *testing.T) {
 
 // BenchmarkFloatSupportEmits is the cost of one lattice check.
 func BenchmarkFloatSupportEmits(b *testing.B) {
-	for _, m := range []mechanism.Mechanism{mustGaussian(nil, 49), mustLaplace(nil, 3.7), mustHuber(nil, 1, 25.3)} {
+	for _, m := range []noise.Mechanism{mustGaussian(nil, 49), mustLaplace(nil, 3.7), mustHuber(nil, 1, 25.3)} {
 		b.Run(m.Name(), func(b *testing.B) {
 			sup, _ := FloatSupport(m)
 			r := rng.Stream(1, 0)

@@ -8,14 +8,14 @@ import (
 	"sync"
 
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/rng"
 )
 
 // Noise is a mechanism whose noise has a known log density, as the
 // laplace, gaussian and huber mechanisms have.
 type Noise interface {
-	mechanism.Mechanism
+	noise.Mechanism
 	// LogPDF is the natural log of the noise density at x.
 	LogPDF(x float64) float64
 }

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 // Every audit here is seeded (deterministic) and runs 2×10⁵ outputs per
@@ -60,18 +60,18 @@ func TestMechanismClaims(t *testing.T) {
 	tests := []struct {
 		name    string
 		m       Noise
-		claim   mechanism.Guarantee
+		claim   noise.Guarantee
 		want    Verdict
 		atLeast float64
 	}{
-		{"laplace b=1 correct", lap, mechanism.Guarantee{Epsilon: 1}, Pass, 0.5},
-		{"laplace b=1 half", lap, mechanism.Guarantee{Epsilon: 0.5}, Violation, 0.5},
-		{"huber α=1 s=1 correct", hub, mechanism.Guarantee{Epsilon: 1}, Pass, 0.5},
-		{"huber α=1 s=1 half", hub, mechanism.Guarantee{Epsilon: 0.5}, Violation, 0.5},
-		{"laplace b=2 Δ=1 correct", mustLaplace(t, 2), mechanism.Guarantee{Epsilon: 0.5}, Pass, 0.25},
-		{"huber α=3 s=3 correct", mustHuber(t, 3, 3), mechanism.Guarantee{Epsilon: 1}, Pass, 0.5},
-		{"gaussian σ=1 exact δ(1)", gau, mechanism.Guarantee{Epsilon: 1, Delta: deltaG}, Pass, 0.5},
-		{"gaussian σ=1 δ(1)/10", gau, mechanism.Guarantee{Epsilon: 1, Delta: deltaG / 10}, Violation, 1},
+		{"laplace b=1 correct", lap, noise.Guarantee{Epsilon: 1}, Pass, 0.5},
+		{"laplace b=1 half", lap, noise.Guarantee{Epsilon: 0.5}, Violation, 0.5},
+		{"huber α=1 s=1 correct", hub, noise.Guarantee{Epsilon: 1}, Pass, 0.5},
+		{"huber α=1 s=1 half", hub, noise.Guarantee{Epsilon: 0.5}, Violation, 0.5},
+		{"laplace b=2 Δ=1 correct", mustLaplace(t, 2), noise.Guarantee{Epsilon: 0.5}, Pass, 0.25},
+		{"huber α=3 s=3 correct", mustHuber(t, 3, 3), noise.Guarantee{Epsilon: 1}, Pass, 0.5},
+		{"gaussian σ=1 exact δ(1)", gau, noise.Guarantee{Epsilon: 1, Delta: deltaG}, Pass, 0.5},
+		{"gaussian σ=1 δ(1)/10", gau, noise.Guarantee{Epsilon: 1, Delta: deltaG / 10}, Violation, 1},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,7 +99,7 @@ func TestMechanismGuaranteeClaims(t *testing.T) {
 		if m.Name() == "gaussian" {
 			delta = 1e-5
 		}
-		g, err := m.Guarantee(mechanism.Sensitivity{L1: 1, L2: 1}, delta)
+		g, err := m.Guarantee(noise.Sensitivity{L1: 1, L2: 1}, delta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,15 +123,15 @@ func TestMechanismVector(t *testing.T) {
 	}
 	tests := []struct {
 		m      Noise
-		claim  mechanism.Guarantee
+		claim  noise.Guarantee
 		spread string
 		want   Verdict
 	}{
-		{mustLaplace(t, 1), mechanism.Guarantee{Epsilon: 1}, "Δ/d = 0.25 on each of 4", Pass},
-		{mustLaplace(t, 1), mechanism.Guarantee{Epsilon: 0.5}, "Δ/d = 0.25 on each of 4", Violation},
-		{mustHuber(t, 1, 1), mechanism.Guarantee{Epsilon: 1}, "Δ/d = 0.25 on each of 4", Pass},
-		{mustGaussian(t, 1), mechanism.Guarantee{Epsilon: 1, Delta: 0.127}, "Δ/√d = 0.5 on each of 4", Pass},
-		{mustGaussian(t, 1), mechanism.Guarantee{Epsilon: 1, Delta: 0.0127}, "Δ/√d = 0.5 on each of 4", Violation},
+		{mustLaplace(t, 1), noise.Guarantee{Epsilon: 1}, "Δ/d = 0.25 on each of 4", Pass},
+		{mustLaplace(t, 1), noise.Guarantee{Epsilon: 0.5}, "Δ/d = 0.25 on each of 4", Violation},
+		{mustHuber(t, 1, 1), noise.Guarantee{Epsilon: 1}, "Δ/d = 0.25 on each of 4", Pass},
+		{mustGaussian(t, 1), noise.Guarantee{Epsilon: 1, Delta: 0.127}, "Δ/√d = 0.5 on each of 4", Pass},
+		{mustGaussian(t, 1), noise.Guarantee{Epsilon: 1, Delta: 0.0127}, "Δ/√d = 0.5 on each of 4", Violation},
 	}
 	for i, tt := range tests {
 		res, err := Mechanism(context.Background(), tt.m, MechanismOptions{
@@ -168,7 +168,7 @@ func TestMechanismReproducible(t *testing.T) {
 	m := mustHuber(t, 2, 1)
 	run := func(workers int, seed uint64) Result {
 		res, err := Mechanism(context.Background(), m, MechanismOptions{
-			Options: Options{Claim: mechanism.Guarantee{Epsilon: 2}, Bits: true}, Sensitivity: 1, Samples: 30000, Dims: 2,
+			Options: Options{Claim: noise.Guarantee{Epsilon: 2}, Bits: true}, Sensitivity: 1, Samples: 30000, Dims: 2,
 			Seeded: true, Seed: seed, Workers: workers})
 		if err != nil {
 			t.Fatal(err)
@@ -187,7 +187,7 @@ func TestMechanismReproducible(t *testing.T) {
 func TestMechanismUnseededAndProgress(t *testing.T) {
 	var last, total int
 	res, err := Mechanism(context.Background(), mustLaplace(t, 1), MechanismOptions{
-		Options: Options{Claim: mechanism.Guarantee{Epsilon: 1}}, Sensitivity: 1, Samples: 20000,
+		Options: Options{Claim: noise.Guarantee{Epsilon: 1}}, Sensitivity: 1, Samples: 20000,
 		Progress: func(done, tot int) { last, total = done, tot }})
 	if err != nil {
 		t.Fatal(err)
@@ -203,14 +203,14 @@ func TestMechanismUnseededAndProgress(t *testing.T) {
 func TestMechanismCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Mechanism(ctx, mustLaplace(t, 1), MechanismOptions{Options: Options{Claim: mechanism.Guarantee{Epsilon: 1}}, Sensitivity: 1, Seeded: true})
+	_, err := Mechanism(ctx, mustLaplace(t, 1), MechanismOptions{Options: Options{Claim: noise.Guarantee{Epsilon: 1}}, Sensitivity: 1, Seeded: true})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want context.Canceled", err)
 	}
 }
 
 func TestMechanismBadOptions(t *testing.T) {
-	good := MechanismOptions{Options: Options{Claim: mechanism.Guarantee{Epsilon: 1}}, Sensitivity: 1, Samples: 1000}
+	good := MechanismOptions{Options: Options{Claim: noise.Guarantee{Epsilon: 1}}, Sensitivity: 1, Samples: 1000}
 	tests := []struct {
 		edit func(*MechanismOptions)
 		want string
@@ -282,7 +282,7 @@ func TestBitsFamily(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, _ := tt.m.Guarantee(mechanism.Sensitivity{L1: 1, L2: 1}, 1e-5)
+			g, _ := tt.m.Guarantee(noise.Sensitivity{L1: 1, L2: 1}, 1e-5)
 			res, err := Mechanism(context.Background(), tt.m, MechanismOptions{
 				Options: Options{Claim: g, Bits: true}, Sensitivity: 1, At: tt.at, Samples: testSamples, Seeded: true, Seed: uint64(400 + i)})
 			if err != nil {
@@ -312,7 +312,7 @@ func BenchmarkMechanism(b *testing.B) {
 	m, _ := laplace.New(1)
 	for range b.N {
 		_, err := Mechanism(context.Background(), m, MechanismOptions{
-			Options: Options{Claim: mechanism.Guarantee{Epsilon: 1}}, Sensitivity: 1, Seeded: true, Seed: 1})
+			Options: Options{Claim: noise.Guarantee{Epsilon: 1}}, Sensitivity: 1, Seeded: true, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

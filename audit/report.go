@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 )
 
 // DefaultGaussianClaimDelta is the δ a mechanism audit claims by default
@@ -18,8 +18,8 @@ const DefaultGaussianClaimDelta = 1e-5
 // DefaultClaimDelta returns the δ of the default claim of a mechanism
 // audit: 0 for a mechanism with a pure-ε guarantee (Laplace, Huber), whose
 // Guarantee accepts δ = 0, and DefaultGaussianClaimDelta for the others.
-func DefaultClaimDelta(m mechanism.Mechanism) float64 {
-	if _, err := m.Guarantee(mechanism.Sensitivity{L1: 1, L2: 1}, 0); err != nil {
+func DefaultClaimDelta(m noise.Mechanism) float64 {
+	if _, err := m.Guarantee(noise.Sensitivity{L1: 1, L2: 1}, 0); err != nil {
 		return DefaultGaussianClaimDelta
 	}
 	return 0
@@ -30,13 +30,13 @@ func DefaultClaimDelta(m mechanism.Mechanism) float64 {
 // own) and delta: the claim a mechanism audit tests by default. It returns
 // an error, wrapping check.ErrParam, naming the mechanism if the guarantee
 // does not exist at these arguments.
-func GuaranteeClaim(m mechanism.Mechanism, sens, delta float64) (mechanism.Guarantee, error) {
+func GuaranteeClaim(m noise.Mechanism, sens, delta float64) (noise.Guarantee, error) {
 	if m == nil {
-		return mechanism.Guarantee{}, fmt.Errorf("%w: nil mechanism", check.ErrParam)
+		return noise.Guarantee{}, fmt.Errorf("%w: nil mechanism", check.ErrParam)
 	}
-	g, err := m.Guarantee(mechanism.Sensitivity{L1: sens, L2: sens}, delta)
+	g, err := m.Guarantee(noise.Sensitivity{L1: sens, L2: sens}, delta)
 	if err != nil {
-		return mechanism.Guarantee{}, fmt.Errorf("the %s mechanism's guarantee: %w", m.Name(), err)
+		return noise.Guarantee{}, fmt.Errorf("the %s mechanism's guarantee: %w", m.Name(), err)
 	}
 	return g, nil
 }
@@ -45,7 +45,7 @@ func GuaranteeClaim(m mechanism.Mechanism, sens, delta float64) (mechanism.Guara
 // prints it: WriteText for people, WriteJSON for programs.
 type MechanismReport struct {
 	// Mechanism is the audited mechanism (its Name and String appear).
-	Mechanism mechanism.Mechanism
+	Mechanism noise.Mechanism
 	// Sampler names the sampler whose releases were audited, such as
 	// "float"; "" when the audit tests the real-valued mechanism only.
 	Sampler string

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/userdp"
 )
@@ -18,7 +18,7 @@ import (
 func TestClaimPolicy(t *testing.T) {
 	lap, gau, hub := mustLaplace(t, 2), mustGaussian(t, 1), mustHuber(t, 1, 1)
 	for _, tt := range []struct {
-		m         mechanism.Mechanism
+		m         noise.Mechanism
 		delta     float64
 		sens, eps float64
 	}{
@@ -50,7 +50,7 @@ func TestClaimPolicy(t *testing.T) {
 func TestMechanismReportJSON(t *testing.T) {
 	m := mustLaplace(t, 1)
 	for _, sup := range []Support{nil, Grid{Gamma: 0.5}} {
-		opts := MechanismOptions{Options: Options{Claim: mechanism.Guarantee{Epsilon: 1}}, Sensitivity: 1, Samples: 1000, Seeded: true, Seed: 3, Support: sup}
+		opts := MechanismOptions{Options: Options{Claim: noise.Guarantee{Epsilon: 1}}, Sensitivity: 1, Samples: 1000, Seeded: true, Seed: 3, Support: sup}
 		res, err := Mechanism(context.Background(), m, opts)
 		if err != nil {
 			t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/audit"
-	"github.com/dpmc/dpmc/gaussian"
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
-	"github.com/dpmc/dpmc/privacy"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/paper/privacy"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 	"github.com/dpmc/dpmc/solver"
@@ -61,7 +61,7 @@ func userOptions(algo solver.Algorithm) solver.Options {
 
 // calibrated returns o with noise mech calibrated to a total
 // (epsilon, 1e-6) and the accountant's total, as dpmc audit --train uses.
-func calibrated(t *testing.T, o solver.Options, mech string, epsilon float64) (solver.Options, mechanism.Guarantee) {
+func calibrated(t *testing.T, o solver.Options, mech string, epsilon float64) (solver.Options, noise.Guarantee) {
 	t.Helper()
 	m, _, err := privacy.Calibrate(o, mech, privacy.DefaultHuberAlpha, epsilon, 1e-6)
 	if err != nil {
@@ -72,7 +72,7 @@ func calibrated(t *testing.T, o solver.Options, mech string, epsilon float64) (s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return o, mechanism.Guarantee{Epsilon: *rep.TotalEpsilon, Delta: *rep.TotalDelta}
+	return o, noise.Guarantee{Epsilon: *rep.TotalEpsilon, Delta: *rep.TotalDelta}
 }
 
 func TestTinyTrainData(t *testing.T) {
@@ -145,7 +145,7 @@ func TestTrainKnownMechanism(t *testing.T) {
 	}
 	for _, tt := range tests {
 		res, err := audit.Train(context.Background(), audit.TrainOptions{
-			Options: audit.Options{Claim: mechanism.Guarantee{Epsilon: tt.claim}},
+			Options: audit.Options{Claim: noise.Guarantee{Epsilon: tt.claim}},
 			Data:    data, Neighbour: empty, Fit: fit, Runs: 5000, Seeded: true, Seed: 1,
 		})
 		if err != nil {
@@ -217,11 +217,11 @@ func TestTrainCatchesBrokenClaims(t *testing.T) {
 	tests := []struct {
 		name    string
 		o       solver.Options
-		claim   mechanism.Guarantee
+		claim   noise.Guarantee
 		atLeast float64
 	}{
-		{"paper mode, σ = 0.01, claim ε = 1", paper, mechanism.Guarantee{Epsilon: 1, Delta: 1e-6}, 2},
-		{"user mode at ε = 100, claim ε = 0.5", loose, mechanism.Guarantee{Epsilon: 0.5, Delta: 1e-6}, 1},
+		{"paper mode, σ = 0.01, claim ε = 1", paper, noise.Guarantee{Epsilon: 1, Delta: 1e-6}, 2},
+		{"user mode at ε = 100, claim ε = 0.5", loose, noise.Guarantee{Epsilon: 0.5, Delta: 1e-6}, 1},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

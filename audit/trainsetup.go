@@ -6,10 +6,10 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/mechanism"
-	"github.com/dpmc/dpmc/privacy"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/paper/privacy"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 	"github.com/dpmc/dpmc/solver"
@@ -60,7 +60,7 @@ type TrainSetup struct {
 	// Claim is the claim under test; HasClaim is false in paper mode
 	// unless SetClaim was called (there is then no guarantee to test).
 	// ClaimFrom says where the claim comes from, for reports.
-	Claim     mechanism.Guarantee
+	Claim     noise.Guarantee
 	HasClaim  bool
 	ClaimFrom string
 	// Root is the root seed of the runs (and of the public start); Seeded
@@ -110,7 +110,7 @@ func NewUserTrainSetup(ctx context.Context, o userdp.Options, root uint64, seede
 	rep := res.Report
 	return &TrainSetup{
 		Mode: UserMode, Data: data, User: &o, UserReport: rep,
-		Claim: mechanism.Guarantee{Epsilon: rep.TotalEpsilon, Delta: rep.TotalDelta}, HasClaim: true, ClaimFrom: "the accountant's total",
+		Claim: noise.Guarantee{Epsilon: rep.TotalEpsilon, Delta: rep.TotalDelta}, HasClaim: true, ClaimFrom: "the accountant's total",
 		Root: root, Seeded: seeded, Fit: userdp.AuditFit(o),
 	}, nil
 }
@@ -152,7 +152,7 @@ func NewPaperTrainSetup(o solver.Options, publicStart bool, delta float64, root 
 	}
 	s := &TrainSetup{
 		Mode: PaperMode, Data: data, Paper: &o, PaperReport: rep,
-		Claim: mechanism.Guarantee{Delta: delta}, // only its δ is used: the bound on ε at δ
+		Claim: noise.Guarantee{Delta: delta}, // only its δ is used: the bound on ε at δ
 		Root:  root, Seeded: seeded,
 	}
 	s.Fit = func(ctx context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {
@@ -169,7 +169,7 @@ func NewPaperTrainSetup(o solver.Options, publicStart bool, delta float64, root 
 
 // SetClaim replaces the claim under test by g; from says where it comes
 // from, for reports (such as "the claim given by --claim-epsilon").
-func (s *TrainSetup) SetClaim(g mechanism.Guarantee, from string) {
+func (s *TrainSetup) SetClaim(g noise.Guarantee, from string) {
 	s.Claim, s.HasClaim, s.ClaimFrom = g, true, from
 }
 

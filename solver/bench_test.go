@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/dpmc/dpmc/huber"
+	"github.com/dpmc/dpmc/noise/huber"
 	"github.com/dpmc/dpmc/rng"
 )
 

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/asm/f64"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 	"github.com/dpmc/dpmc/ratings"
 )
 
@@ -45,7 +45,7 @@ func TestIRLSMatchesDirect(t *testing.T) {
 		rank   int
 		c      float64
 		init   Init
-		noise  mechanism.Mechanism
+		noise  noise.Mechanism
 		sparse bool
 	}{
 		{3, 1e9, InitWarm, nil, false},
@@ -315,6 +315,6 @@ func (infNoise) Name() string              { return "inf" }
 func (infNoise) Sample(*rand.Rand) float64 { return math.Inf(1) }
 func (infNoise) Variance() float64         { return math.Inf(1) }
 func (infNoise) String() string            { return "inf" }
-func (infNoise) Guarantee(mechanism.Sensitivity, float64) (mechanism.Guarantee, error) {
-	return mechanism.Guarantee{}, nil
+func (infNoise) Guarantee(noise.Sensitivity, float64) (noise.Guarantee, error) {
+	return noise.Guarantee{}, nil
 }

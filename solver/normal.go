@@ -1,8 +1,8 @@
 package solver
 
 import (
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/dense"
+	"github.com/dpmc/dpmc/noise/huber"
 	"github.com/dpmc/dpmc/ratings"
 )
 

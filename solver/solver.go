@@ -11,7 +11,7 @@ import (
 
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/dense"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 )
@@ -149,7 +149,7 @@ type Options struct {
 	// (UserLevel not nil) the same mechanism also noises the item Gram
 	// matrices; nil is then a noiseless baseline with the same clipping,
 	// centring and contribution cap.
-	Noise mechanism.Mechanism
+	Noise noise.Mechanism
 	// UserLevel, if not nil, trains in user-level DP mode (see UserLevel
 	// and the package documentation); it requires Lambda > 0. Nil keeps
 	// the paper's algorithms exactly.
@@ -436,7 +436,7 @@ func (t *trainer) itemALS(w *worker, sweep, j int) error {
 	clear(w.rhs)
 	w.addStats(t.model.U, users, vals, 0, nil, 0, w.gram, w.rhs)
 	if t.opts.Noise != nil {
-		mechanism.AddNoise(t.opts.Noise, w.rhs, w.rand(sweep, phaseItems, j))
+		noise.AddNoise(t.opts.Noise, w.rhs, w.rand(sweep, phaseItems, j))
 	}
 	return t.solve(w, sweep, "item", j, t.model.V[j*r:j*r+r])
 }

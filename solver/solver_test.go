@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/dense"
-	"github.com/dpmc/dpmc/laplace"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 	"github.com/dpmc/dpmc/synthetic"

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/procstat"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/noise/huber"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/synthetic"
 )
@@ -146,13 +146,13 @@ func reportCPU(b *testing.B, cpu0 time.Duration, ok bool) {
 // paper's Huber noise of variance 1 and λ = 0.5.
 func BenchmarkSweepML100k(b *testing.B) {
 	x, _ := loadML100k(b)
-	noise, _ := huber.New(3, 1)
+	mech, _ := huber.New(3, 1)
 	for _, c := range []struct {
 		algo Algorithm
 		rank int
 	}{{ALS, 8}, {ALS, 32}, {ALS, 64}, {IRLS, 32}} {
 		b.Run(fmt.Sprintf("algo=%v/rank=%d", c.algo, c.rank), func(b *testing.B) {
-			o := Options{Algorithm: c.algo, Rank: c.rank, Lambda: 0.5, Iters: 1, Noise: noise, Seeded: true, Seed: 1}
+			o := Options{Algorithm: c.algo, Rank: c.rank, Lambda: 0.5, Iters: 1, Noise: mech, Seeded: true, Seed: 1}
 			if c.algo == IRLS {
 				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
 			}
@@ -182,17 +182,17 @@ func BenchmarkPaperML100kDiscrete(b *testing.B) { benchPaper(b, false, true) }
 // the CPU time.
 func benchPaper(b *testing.B, seeded, exact bool) {
 	x, _ := loadML100k(b)
-	var noise mechanism.Mechanism
-	noise, _ = huber.New(3, 1)
+	var mech noise.Mechanism
+	mech, _ = huber.New(3, 1)
 	if exact {
 		var err error
-		if noise, err = discrete.For(noise); err != nil {
+		if mech, err = discrete.For(mech); err != nil {
 			b.Fatal(err)
 		}
 	}
 	for _, algo := range []Algorithm{ALS, IRLS} {
 		b.Run(fmt.Sprintf("algo=%v", algo), func(b *testing.B) {
-			o := Options{Algorithm: algo, Rank: 32, Lambda: 0.5, Iters: 50, Noise: noise, Seeded: seeded, Seed: 1, Workers: 1}
+			o := Options{Algorithm: algo, Rank: 32, Lambda: 0.5, Iters: 50, Noise: mech, Seeded: seeded, Seed: 1, Workers: 1}
 			if algo == IRLS {
 				o.IRLSIters, o.Threshold, o.Init = 20, huber.PaperAlpha, InitWarm
 			}
@@ -218,7 +218,7 @@ func BenchmarkSweepSynthetic(b *testing.B) {
 	if *benchLarge {
 		scales = append(scales, 1)
 	}
-	noise, _ := huber.New(3, 1)
+	mech, _ := huber.New(3, 1)
 	for _, scale := range scales {
 		d, err := synthetic.DefaultBenchmark(scale, 1).Generate()
 		if err != nil {
@@ -227,7 +227,7 @@ func BenchmarkSweepSynthetic(b *testing.B) {
 		x := d.Ratings
 		for _, rank := range []int{8, 32, 64} {
 			b.Run(fmt.Sprintf("ratings=%dM/rank=%d", x.Len()/1_000_000, rank), func(b *testing.B) {
-				benchSweeps(b, x, Options{Rank: rank, Lambda: 0.5, Iters: 1, Noise: noise, Seeded: true, Seed: 1}, 1)
+				benchSweeps(b, x, Options{Rank: rank, Lambda: 0.5, Iters: 1, Noise: mech, Seeded: true, Seed: 1}, 1)
 				if hwm, ok := procstat.PeakRSS(); ok {
 					b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MB")
 				}
@@ -271,7 +271,7 @@ func BenchmarkPaperML100kNoiseless(b *testing.B) {
 // a fixed cost of the mechanism (Algorithm 3 adds fresh noise in every
 // inner iteration), K times ALS's for IRLS.
 func BenchmarkPaperNoiseDraws(b *testing.B) {
-	noise, _ := huber.New(3, 1)
+	mech, _ := huber.New(3, 1)
 	const items, r, sweeps = 1682, 32, 50
 	for _, c := range []struct {
 		algo  Algorithm
@@ -291,7 +291,7 @@ func BenchmarkPaperNoiseDraws(b *testing.B) {
 					for j := range items {
 						rnd := w.rand(s, phaseItems, j)
 						for range c.draws {
-							mechanism.AddNoise(noise, v, rnd)
+							noise.AddNoise(mech, v, rnd)
 						}
 					}
 				}

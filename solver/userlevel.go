@@ -7,7 +7,7 @@ import (
 
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/dense"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 )
@@ -85,9 +85,9 @@ func (u *UserLevel) validate() error {
 // this sensitivity. Both bounds are attained: L1 by a user with k ratings
 // at c ± B and ũ of norm C with equal-magnitude coordinates (w = 1), L2 by
 // ũ along one axis.
-func UserLevelSensitivity(rank, k int, clipNorm, bound float64) mechanism.Sensitivity {
+func UserLevelSensitivity(rank, k int, clipNorm, bound float64) noise.Sensitivity {
 	r, kf, c := float64(rank), float64(k), clipNorm
-	return mechanism.Sensitivity{
+	return noise.Sensitivity{
 		L1: kf * ((r+1)*c*c/2 + bound*math.Sqrt(r)*c),
 		L2: math.Sqrt(kf) * math.Sqrt(c*c*c*c+bound*bound*c*c),
 	}
@@ -98,13 +98,13 @@ func UserLevelSensitivity(rank, k int, clipNorm, bound float64) mechanism.Sensit
 // It returns an error naming the option if the options are invalid, and an
 // error wrapping check.ErrParam if UserLevel is nil, since the paper's
 // algorithms bound no user's contribution and have no such sensitivity.
-func (o Options) Sensitivity() (mechanism.Sensitivity, error) {
+func (o Options) Sensitivity() (noise.Sensitivity, error) {
 	if err := o.validate(); err != nil {
-		return mechanism.Sensitivity{}, err
+		return noise.Sensitivity{}, err
 	}
 	u := o.UserLevel
 	if u == nil {
-		return mechanism.Sensitivity{}, fmt.Errorf("solver: %w: user level is nil: the paper's algorithms have no per-release sensitivity bound", check.ErrParam)
+		return noise.Sensitivity{}, fmt.Errorf("solver: %w: user level is nil: the paper's algorithms have no per-release sensitivity bound", check.ErrParam)
 	}
 	return UserLevelSensitivity(o.Rank, u.MaxUserRatings, u.ClipNorm, u.Bound), nil
 }
@@ -248,17 +248,17 @@ func (t *trainer) userLevelStatsWith(s *scratch, j int, theta, gram, rhs []float
 // are ≥ λ. Without noise Gram + λI has eigenvalues ≥ λ by construction and
 // the projection is skipped.
 func (t *trainer) release(w *worker, sweep, j int, rnd *rand.Rand) error {
-	r, noise, lambda := t.opts.Rank, t.opts.Noise, t.opts.Lambda
-	if noise != nil {
+	r, mech, lambda := t.opts.Rank, t.opts.Noise, t.opts.Lambda
+	if mech != nil {
 		for a := range r {
-			mechanism.AddNoise(noise, w.gram[a*r:a*r+a+1], rnd)
+			noise.AddNoise(mech, w.gram[a*r:a*r+a+1], rnd)
 		}
-		mechanism.AddNoise(noise, w.rhs, rnd)
+		noise.AddNoise(mech, w.rhs, rnd)
 	}
 	for a := range r {
 		w.gram[a*r+a] += lambda
 	}
-	if noise != nil && !w.psd.project(w.gram, lambda) {
+	if mech != nil && !w.psd.project(w.gram, lambda) {
 		return fmt.Errorf("solver: sweep %d, item %d: noisy Gram matrix is not finite or its eigen-decomposition failed (noise too large?)", sweep, j)
 	}
 	return nil

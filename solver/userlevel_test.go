@@ -10,12 +10,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/dense"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 )
@@ -623,7 +623,7 @@ func TestUserLevelNoiseIsApplied(t *testing.T) {
 	o := Options{Rank: 3, Lambda: 0.5, Iters: 10, Seeded: true, Seed: 5,
 		UserLevel: &UserLevel{Center: 3, Bound: 2, MaxUserRatings: 50, ClipNorm: 2}}
 	clean := p.FullRMSE(train(t, p.Observed, o))
-	var lap mechanism.Mechanism
+	var lap noise.Mechanism
 	lap, _ = laplace.New(3)
 	o.Noise = lap
 	noisy := p.FullRMSE(train(t, p.Observed, o))

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/audit"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/userdp"
 )
 
@@ -34,7 +34,7 @@ func TestAuditTrueAndFalseClaims(t *testing.T) {
 			o.HeadItems = 6
 			o.TailCount = 0
 			res, err := audit.Train(context.Background(), audit.TrainOptions{
-				Options: audit.Options{Claim: mechanism.Guarantee{Epsilon: tc.claim, Delta: 1e-6}},
+				Options: audit.Options{Claim: noise.Guarantee{Epsilon: tc.claim, Delta: 1e-6}},
 				Data:    data.Data, Neighbour: data.Neighbour, Fit: userdp.AuditFit(o),
 				Runs: 400, Seeded: true, Seed: 5, Workers: 2,
 			})

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/gaussian"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/noise/gaussian"
 )
 
 // Release is one Gaussian release of the pipeline: a vector statistic with

@@ -12,8 +12,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
 	"github.com/dpmc/dpmc/rng"
 )
 
@@ -320,7 +320,7 @@ func (p *Plan) calibrate(name string, l2 float64, coords int, share float64, tim
 		if err != nil {
 			return noiser{}, fmt.Errorf("userdp: %s: %w", name, err)
 		}
-		sens, err := discrete.RoundedSensitivity(mechanism.Sensitivity{L2: l2}, coords, d.Granularity())
+		sens, err := discrete.RoundedSensitivity(noise.Sensitivity{L2: l2}, coords, d.Granularity())
 		if err != nil {
 			return noiser{}, fmt.Errorf("userdp: %s: %w", name, err)
 		}

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/dpmc/dpmc/discrete"
+	"github.com/dpmc/dpmc/noise/discrete"
 )
 
 // Report is the privacy statement of one Train run: what was released,

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpmc/dpmc/discrete"
+	"github.com/dpmc/dpmc/noise/discrete"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 	"github.com/dpmc/dpmc/synthetic"

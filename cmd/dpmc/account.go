@@ -10,12 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/accounting"
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
 	"github.com/dpmc/dpmc/internal/check"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 // accountFlags are the flags of dpmc account.
@@ -147,7 +147,7 @@ func runAccount(cmd *cobra.Command, fl *accountFlags) error {
 	if err != nil {
 		return err
 	}
-	s := mechanism.Sensitivity{L1: fl.sensitivity, L2: fl.sensitivity}
+	s := noise.Sensitivity{L1: fl.sensitivity, L2: fl.sensitivity}
 	k, delta := fl.compositions, fl.delta
 
 	var (
@@ -211,17 +211,17 @@ func runAccount(cmd *cobra.Command, fl *accountFlags) error {
 // family at the rounded sensitivity), and returns the continuous mechanism
 // with that parameter. The parameter being solved for must not also be
 // given.
-func calibrateAccount(cmd *cobra.Command, m mechanism.Mechanism, s mechanism.Sensitivity, fl *accountFlags, k int, eps, delta float64) (mechanism.Mechanism, *calibratedJSON, error) {
+func calibrateAccount(cmd *cobra.Command, m noise.Mechanism, s noise.Sensitivity, fl *accountFlags, k int, eps, delta float64) (noise.Mechanism, *calibratedJSON, error) {
 	var (
 		param  string
-		family func(p float64) (mechanism.Mechanism, error)
+		family func(p float64) (noise.Mechanism, error)
 		lo, hi float64
 	)
 	kf := float64(k)
 	switch mm := m.(type) {
 	case *gaussian.Mechanism:
 		param = "sigma"
-		family = func(p float64) (mechanism.Mechanism, error) { return gaussian.New(p) }
+		family = func(p float64) (noise.Mechanism, error) { return gaussian.New(p) }
 		// Basic composition meets the target at hi; no valid accountant can
 		// certify less than the exact k-fold Gaussian, which needs lo/0.999.
 		basic, err := gaussian.Sigma(eps/kf, s.L2, delta/kf)
@@ -240,13 +240,13 @@ func calibrateAccount(cmd *cobra.Command, m mechanism.Mechanism, s mechanism.Sen
 		}
 	case *laplace.Mechanism:
 		param = "scale"
-		family = func(p float64) (mechanism.Mechanism, error) { return laplace.New(p) }
+		family = func(p float64) (noise.Mechanism, error) { return laplace.New(p) }
 		hi = 1.001 * kf * s.L1 / eps
 		lo = hi * 1e-6
 	case *huber.Mechanism:
 		param = "scale"
 		alpha := mm.Alpha()
-		family = func(p float64) (mechanism.Mechanism, error) { return huber.New(alpha, p) }
+		family = func(p float64) (noise.Mechanism, error) { return huber.New(alpha, p) }
 		hi = 1.001 * kf * alpha * s.L1 / eps
 		lo = hi * 1e-6
 	default:
@@ -302,7 +302,7 @@ func accountMethod(name string) string {
 	return ""
 }
 
-func writeAccountTable(w io.Writer, m mechanism.Mechanism, sens float64, one mechanism.Guarantee, out accountJSON) error {
+func writeAccountTable(w io.Writer, m noise.Mechanism, sens float64, one noise.Guarantee, out accountJSON) error {
 	norm, sym := "ℓ1 sensitivity Δ₁", "Δ₁"
 	_, dg := m.(*discrete.Gaussian)
 	if _, g := m.(*gaussian.Mechanism); g || dg {

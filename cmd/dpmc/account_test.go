@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/accounting"
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
 )
 
 // accountOut is the --json schema.
@@ -92,7 +92,7 @@ func TestAccountJSON(t *testing.T) {
 	// The numbers are the library's.
 	got := accountJSONRun(t, "--sampler", "float", "--mechanism", "laplace", "--scale", "3", "--compositions", "40", "--delta", "1e-7")
 	m, _ := laplace.New(3)
-	want, _ := accounting.Compose(m, mechanism.Sensitivity{L1: 1}, 40, 1e-7)
+	want, _ := accounting.Compose(m, noise.Sensitivity{L1: 1}, 40, 1e-7)
 	if got.Totals["pld"].Epsilon != want.PLD.Epsilon || got.Delta != 1e-7 {
 		t.Errorf("pld ε = %g, library says %g", got.Totals["pld"].Epsilon, want.PLD.Epsilon)
 	}
@@ -132,7 +132,7 @@ func TestAccountTableNotApplicable(t *testing.T) {
 		Tightest: *basic,
 	}
 	var buf bytes.Buffer
-	if err := writeAccountTable(&buf, m, 1, mechanism.Guarantee{Epsilon: 1}, out); err != nil {
+	if err := writeAccountTable(&buf, m, 1, noise.Guarantee{Epsilon: 1}, out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "n/a — no Rényi curve") {
@@ -247,7 +247,7 @@ func TestAccountCompositionsBound(t *testing.T) {
 func TestAccountDiscrete(t *testing.T) {
 	tests := []struct {
 		args []string
-		cont mechanism.Mechanism
+		cont noise.Mechanism
 		n    int
 	}{
 		{[]string{"--mechanism", "laplace", "--scale", "2"}, must(laplace.New(2)), 1},
@@ -256,7 +256,7 @@ func TestAccountDiscrete(t *testing.T) {
 		{[]string{"--mechanism", "gaussian", "--sigma", "5", "--coordinates", "4"}, must(gaussian.New(5)), 4},
 		{[]string{"--mechanism", "laplace", "--scale", "2", "--coordinates", "4"}, must(laplace.New(2)), 4},
 	}
-	s := mechanism.Sensitivity{L1: 1, L2: 1}
+	s := noise.Sensitivity{L1: 1, L2: 1}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			got := accountJSONRun(t, append(tt.args, "--compositions", "20", "--delta", "1e-6")...)
@@ -354,7 +354,7 @@ func TestAccountBadSamplerFlags(t *testing.T) {
 	}
 }
 
-func must(m mechanism.Mechanism, err error) mechanism.Mechanism {
+func must(m noise.Mechanism, err error) noise.Mechanism {
 	if err != nil {
 		panic(err)
 	}

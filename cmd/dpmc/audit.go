@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dpmc/dpmc/audit"
-	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/progress"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
 	"github.com/dpmc/dpmc/rng"
 	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/userdp"
@@ -190,7 +190,7 @@ bound stays exact.
 		},
 	}
 	fl.noise.register(cmd, "")
-	cmd.Flags().Lookup("mechanism").Usage = "noise mechanism: " + strings.Join(mechanism.Names(), ", ") + " (required; with --train the default is gaussian)"
+	cmd.Flags().Lookup("mechanism").Usage = "noise mechanism: " + strings.Join(noise.Names(), ", ") + " (required; with --train the default is gaussian)"
 	f := cmd.Flags()
 	f.Float64Var(&fl.sensitivity, "sensitivity", 1, "sensitivity Δ: the norm of the shift between the neighbours, in units of the noised value")
 	f.Float64Var(&fl.claimEps, "claim-epsilon", 0, "claimed ε (default: the mechanism's own guarantee at --sensitivity and --claim-delta; with --train, the accountant's total)")
@@ -231,9 +231,9 @@ func runMechanismAudit(cmd *cobra.Command, fl *auditFlags) error {
 	}
 	changed := cmd.Flags().Changed
 	var sup audit.Support
-	noise, ok := m.(audit.Noise)
+	nz, ok := m.(audit.Noise)
 	if fl.sampler != "" {
-		if noise, sup, err = auditSampler(fl.sampler, m); err != nil {
+		if nz, sup, err = auditSampler(fl.sampler, m); err != nil {
 			return err
 		}
 	} else if !ok {
@@ -255,12 +255,12 @@ func runMechanismAudit(cmd *cobra.Command, fl *auditFlags) error {
 	if fl.claimDelta == 1 {
 		return fmt.Errorf("%w: --claim-delta = 1, want < 1 (δ = 1 claims nothing)", check.ErrParam)
 	}
-	claim := mechanism.Guarantee{Epsilon: fl.claimEps, Delta: fl.claimDelta}
+	claim := noise.Guarantee{Epsilon: fl.claimEps, Delta: fl.claimDelta}
 	if !changed("claim-delta") {
-		claim.Delta = audit.DefaultClaimDelta(noise)
+		claim.Delta = audit.DefaultClaimDelta(nz)
 	}
 	if !changed("claim-epsilon") {
-		g, err := auditClaim(noise, fl.sensitivity, fl.dims, claim.Delta)
+		g, err := auditClaim(nz, fl.sensitivity, fl.dims, claim.Delta)
 		if err != nil {
 			return fmt.Errorf("--claim-delta: %w", err)
 		}
@@ -279,11 +279,11 @@ func runMechanismAudit(cmd *cobra.Command, fl *auditFlags) error {
 	rep := progress.New(cmd.ErrOrStderr(), "audit: sampling")
 	opts.Progress = rep.Update
 	start := time.Now()
-	res, err := audit.Mechanism(cmd.Context(), noise, opts)
+	res, err := audit.Mechanism(cmd.Context(), nz, opts)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	r := &audit.MechanismReport{Mechanism: noise, Options: opts, Result: res,
+	r := &audit.MechanismReport{Mechanism: nz, Options: opts, Result: res,
 		ClaimFromGuarantee: !changed("claim-epsilon"), Elapsed: time.Since(start)}
 	r.Sampler = fl.sampler
 	if err := writeReport(cmd.OutOrStdout(), r, fl.json); err != nil {
@@ -303,14 +303,14 @@ func auditSamplerNames() []string { return []string{"discrete", "float"} }
 // own guarantee at the sensitivity; for a discrete sampler at the
 // sensitivity after rounding to its grid (each of the dims coordinates can
 // move by one more γ), which is what its guarantee covers.
-func auditClaim(noise audit.Noise, sens float64, dims int, delta float64) (mechanism.Guarantee, error) {
-	g, ok := noise.(audit.GridNoise)
+func auditClaim(nz audit.Noise, sens float64, dims int, delta float64) (noise.Guarantee, error) {
+	g, ok := nz.(audit.GridNoise)
 	if !ok {
-		return audit.GuaranteeClaim(noise, sens, delta)
+		return audit.GuaranteeClaim(nz, sens, delta)
 	}
-	rs, err := discrete.RoundedSensitivity(mechanism.Sensitivity{L1: sens, L2: sens}, dims, g.Gamma)
+	rs, err := discrete.RoundedSensitivity(noise.Sensitivity{L1: sens, L2: sens}, dims, g.Gamma)
 	if err != nil {
-		return mechanism.Guarantee{}, err
+		return noise.Guarantee{}, err
 	}
 	return g.Guarantee(rs, delta)
 }
@@ -318,7 +318,7 @@ func auditClaim(noise audit.Noise, sens float64, dims int, delta float64) (mecha
 // auditSampler returns the noise whose releases dpmc audit --sampler name
 // draws, for the mechanism m given by the noise flags, and the set of
 // values that sampler can emit on each input (the lattice family's sets).
-func auditSampler(name string, m mechanism.Mechanism) (audit.Noise, audit.Support, error) {
+func auditSampler(name string, m noise.Mechanism) (audit.Noise, audit.Support, error) {
 	switch name {
 	case "discrete":
 		d, err := discrete.For(m)
@@ -332,11 +332,11 @@ func auditSampler(name string, m mechanism.Mechanism) (audit.Noise, audit.Suppor
 		if err != nil {
 			return nil, nil, fmt.Errorf("--sampler float: %w", err)
 		}
-		noise, ok := m.(audit.Noise)
+		nz, ok := m.(audit.Noise)
 		if !ok {
 			return nil, nil, fmt.Errorf("--sampler float: the %s mechanism's density is not known", m.Name())
 		}
-		return noise, sup, nil
+		return nz, sup, nil
 	}
 	return nil, nil, fmt.Errorf("--sampler %q: want one of %s", name, strings.Join(auditSamplerNames(), ", "))
 }
@@ -413,8 +413,8 @@ func setupTrainAudit(cmd *cobra.Command, fl *auditFlags) (*audit.TrainSetup, err
 	if !changed("mechanism") {
 		fl.noise.name = "gaussian"
 	}
-	if !slices.Contains(mechanism.Names(), fl.noise.name) {
-		return nil, fmt.Errorf("--mechanism %q: want one of %s", fl.noise.name, strings.Join(mechanism.Names(), ", "))
+	if !slices.Contains(noise.Names(), fl.noise.name) {
+		return nil, fmt.Errorf("--mechanism %q: want one of %s", fl.noise.name, strings.Join(noise.Names(), ", "))
 	}
 	// The root of every seed of the audit: --seed, or drawn here so that
 	// the report's "--seed N replays this audit" covers everything.
@@ -433,7 +433,7 @@ func setupTrainAudit(cmd *cobra.Command, fl *auditFlags) (*audit.TrainSetup, err
 		return nil, err
 	}
 	if changed("claim-epsilon") {
-		g := mechanism.Guarantee{Epsilon: fl.claimEps, Delta: fl.claimDelta}
+		g := noise.Guarantee{Epsilon: fl.claimEps, Delta: fl.claimDelta}
 		if !changed("claim-delta") {
 			g.Delta = t.delta
 		}

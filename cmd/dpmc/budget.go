@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dpmc/dpmc/budget"
+	"github.com/dpmc/dpmc/paper/budget"
 )
 
 func newBudgetCmd() *cobra.Command {

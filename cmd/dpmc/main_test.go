@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpmc/dpmc/budget"
+	"github.com/dpmc/dpmc/paper/budget"
 )
 
 // dpmc runs the command line and returns stdout, stderr and the exit status.

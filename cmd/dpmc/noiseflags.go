@@ -8,11 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dpmc/dpmc/calibrate"
-	"github.com/dpmc/dpmc/gaussian"
-	"github.com/dpmc/dpmc/huber"
-	"github.com/dpmc/dpmc/laplace"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/gaussian"
+	"github.com/dpmc/dpmc/noise/huber"
+	"github.com/dpmc/dpmc/noise/laplace"
+	"github.com/dpmc/dpmc/paper/calibrate"
 	"github.com/dpmc/dpmc/rng"
 )
 
@@ -27,7 +27,7 @@ type noiseFlags struct {
 // extra lists further accepted names (such as "none").
 func (n *noiseFlags) register(cmd *cobra.Command, def string, extra ...string) {
 	f := cmd.Flags()
-	names := strings.Join(append(extra, mechanism.Names()...), ", ")
+	names := strings.Join(append(extra, noise.Names()...), ", ")
 	if def == "" {
 		f.StringVar(&n.name, "mechanism", "", "noise mechanism: "+names+" (required)")
 	} else {
@@ -51,7 +51,7 @@ func (n *noiseFlags) explicit(cmd *cobra.Command) bool {
 // build returns the mechanism the flags describe. A parameter flag set on
 // the command line that does not apply to the chosen mechanism is an error,
 // so that a typo never silently falls back to a default.
-func (n *noiseFlags) build(cmd *cobra.Command) (mechanism.Mechanism, error) {
+func (n *noiseFlags) build(cmd *cobra.Command) (noise.Mechanism, error) {
 	applies := map[string][]string{
 		"huber":    {"alpha", "scale"},
 		"laplace":  {"scale"},
@@ -60,9 +60,9 @@ func (n *noiseFlags) build(cmd *cobra.Command) (mechanism.Mechanism, error) {
 	ok, known := applies[n.name]
 	if !known {
 		if n.name == "" {
-			return nil, fmt.Errorf("--mechanism is required: one of %s", strings.Join(mechanism.Names(), ", "))
+			return nil, fmt.Errorf("--mechanism is required: one of %s", strings.Join(noise.Names(), ", "))
 		}
-		return nil, fmt.Errorf("--mechanism %q: want one of %s", n.name, strings.Join(mechanism.Names(), ", "))
+		return nil, fmt.Errorf("--mechanism %q: want one of %s", n.name, strings.Join(noise.Names(), ", "))
 	}
 	for _, flag := range []string{"alpha", "scale", "sigma"} {
 		if cmd.Flags().Changed(flag) && !slices.Contains(ok, flag) {
@@ -70,7 +70,7 @@ func (n *noiseFlags) build(cmd *cobra.Command) (mechanism.Mechanism, error) {
 		}
 	}
 	var (
-		m   mechanism.Mechanism
+		m   noise.Mechanism
 		err error
 	)
 	switch n.name {
@@ -89,7 +89,7 @@ func (n *noiseFlags) build(cmd *cobra.Command) (mechanism.Mechanism, error) {
 
 // guaranteeLine states, for one release of m, what it guarantees per unit of
 // sensitivity.
-func guaranteeLine(m mechanism.Mechanism) string {
+func guaranteeLine(m noise.Mechanism) string {
 	switch mm := m.(type) {
 	case *huber.Mechanism:
 		return fmt.Sprintf("one release is pure ε-DP with ε = α·Δ₁/s = %.6g·Δ₁", mm.Alpha()/mm.Scale())
@@ -125,7 +125,7 @@ func (s *seedFlag) rand(cmd *cobra.Command) (*rand.Rand, bool) {
 // orVariance builds the mechanism from explicit --alpha/--scale/--sigma
 // if any is given, else from the noise variance v by the paper's
 // conventions (package calibrate).
-func (n *noiseFlags) orVariance(cmd *cobra.Command, v float64) (mechanism.Mechanism, error) {
+func (n *noiseFlags) orVariance(cmd *cobra.Command, v float64) (noise.Mechanism, error) {
 	if n.explicit(cmd) {
 		if cmd.Flags().Changed("variance") {
 			return nil, fmt.Errorf("give --variance or explicit --alpha/--scale/--sigma, not both")

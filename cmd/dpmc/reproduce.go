@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dpmc/dpmc/experiment"
 	"github.com/dpmc/dpmc/internal/atomicfile"
 	"github.com/dpmc/dpmc/internal/progress"
+	"github.com/dpmc/dpmc/paper/experiment"
 )
 
 // defaultDataDirs are tried in order when --data-dir is not given.

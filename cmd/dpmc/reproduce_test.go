@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dpmc/dpmc/experiment"
+	"github.com/dpmc/dpmc/paper/experiment"
 )
 
 // TestReproduceQuickTable3 runs the reduced table 3 and checks every file

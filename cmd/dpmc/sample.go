@@ -8,13 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dpmc/dpmc/discrete"
-	"github.com/dpmc/dpmc/mechanism"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
 )
 
 func newSampleCmd() *cobra.Command {
 	var (
-		noise   noiseFlags
+		nf      noiseFlags
 		seed    seedFlag
 		n       int64
 		out     outputFlags
@@ -51,7 +51,7 @@ release with this noise would give per unit of sensitivity.`,
   dpmc sample --mechanism gaussian --sigma 49 --value 1000 -n 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, err := noise.build(cmd)
+			m, err := nf.build(cmd)
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ release with this noise would give per unit of sensitivity.`,
 				x := []float64{0}
 				draw = func() float64 {
 					x[0] = value
-					mechanism.AddNoise(m, x, r)
+					noise.AddNoise(m, x, r)
 					return x[0]
 				}
 			}
@@ -121,7 +121,7 @@ release with this noise would give per unit of sensitivity.`,
 			})
 		},
 	}
-	noise.register(cmd, "")
+	nf.register(cmd, "")
 	cmd.Flags().Int64VarP(&n, "n", "n", 1000, "number of samples to write")
 	cmd.Flags().StringVar(&sampler, "sampler", "discrete", "noise sampler: discrete (exact, on a power-of-two grid) or float (floating-point, NOT private; for experiments and reproducing the paper)")
 	cmd.Flags().Float64Var(&value, "value", 0, "release this value plus noise (rounded to the grid) instead of writing bare noise")

@@ -9,15 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dpmc/dpmc/calibrate"
-	"github.com/dpmc/dpmc/discrete"
 	"github.com/dpmc/dpmc/internal/progress"
-	"github.com/dpmc/dpmc/mechanism"
 	"github.com/dpmc/dpmc/model"
+	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
+	"github.com/dpmc/dpmc/paper/calibrate"
+	"github.com/dpmc/dpmc/paper/train"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/synthetic"
-	"github.com/dpmc/dpmc/train"
 )
 
 // trainFlags are the flags of dpmc train.
@@ -243,7 +243,7 @@ func rangeHint(err error, fl *trainFlags) error {
 }
 
 // trainNoise returns the mechanism the flags ask for (nil for none).
-func trainNoise(cmd *cobra.Command, fl *trainFlags) (mechanism.Mechanism, error) {
+func trainNoise(cmd *cobra.Command, fl *trainFlags) (noise.Mechanism, error) {
 	changed := cmd.Flags().Changed
 	if fl.noise.name == calibrate.None {
 		for _, name := range []string{"variance", "alpha", "scale", "sigma"} {
@@ -388,7 +388,7 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 // counterpart of noise (package discrete: exact, on a grid) unless the
 // run is seeded or --sampler float asks for the paper's floating-point
 // sampler, which then carries a warning.
-func paperSampler(cmd *cobra.Command, name string, noise mechanism.Mechanism, seeded bool) (mechanism.Mechanism, error) {
+func paperSampler(cmd *cobra.Command, name string, noise noise.Mechanism, seeded bool) (noise.Mechanism, error) {
 	if name == "" {
 		name = "discrete"
 		if seeded {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/dpmc/dpmc/internal/atomicfile"
 	"github.com/dpmc/dpmc/model"
+	"github.com/dpmc/dpmc/paper/train"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/solver"
-	"github.com/dpmc/dpmc/train"
 	"github.com/dpmc/dpmc/userdp"
 )
 

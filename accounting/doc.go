@@ -5,8 +5,8 @@
 //
 // # How the parts fit
 //
-// A release adds fresh i.i.d. noise of a mechanism.Mechanism to every
-// coordinate of a statistic of sensitivity mechanism.Sensitivity.
+// A release adds fresh i.i.d. noise of a noise.Mechanism to every
+// coordinate of a statistic of sensitivity noise.Sensitivity.
 // Compose(m, s, k, δ) runs every accountant and returns Totals, one
 // Total{Epsilon, Delta, Accountant} per accountant, each on its own a valid
 // upper bound at the target δ; Totals.Tightest picks the smallest ε.
@@ -41,7 +41,7 @@
 //
 // An accountant that does not apply leaves its field nil and says why in
 // Totals.NotApplicable: a mechanism this package does not know in detail
-// (any other mechanism.Mechanism) gets Basic, KOV and DRV from its
+// (any other noise.Mechanism) gets Basic, KOV and DRV from its
 // per-release Guarantee, but no RDP or PLD.
 //
 // # Sensitivity and the worst case

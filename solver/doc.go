@@ -9,7 +9,7 @@
 //     w = ψ_c(r)/r and fresh noise added to AᵀWy in every inner iteration.
 //     K = 2 is the paper's "IRLS-2".
 //
-// Noise comes from any mechanism.Mechanism, or none for the non-private
+// Noise comes from any noise.Mechanism, or none for the non-private
 // baselines. Train reports no privacy guarantee: in the paper's algorithms
 // the Gram matrix UᵀWU carries no noise and no user's contribution is
 // bounded, so a per-release ε does not describe the trained model. Honest

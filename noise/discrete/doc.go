@@ -152,8 +152,8 @@
 //
 // # Releases and what the rounding costs
 //
-// Release (and mechanism.AddNoise, since every type here is a
-// mechanism.Granular) sets x_i to γ·(round(x_i/γ) + K_i). If a neighbouring
+// Release (and noise.AddNoise, since every type here is a
+// noise.Granular) sets x_i to γ·(round(x_i/γ) + K_i). If a neighbouring
 // change moves at most n coordinates, rounding can move each of them by
 // one more γ: the rounded statistic has Δ₁′ = Δ₁ + n·γ and
 // Δ₂′ = Δ₂ + γ√n (RoundedSensitivity). The guarantees, from Δ′:

@@ -680,8 +680,9 @@ const (
 // last user (Target) rates the maximum, 5, on every item: as far from the
 // centre 3 as the scale allows, on as many items as there are, and all in
 // one direction (the constant vector, which the background, centred on 3,
-// lacks), so that the user's removal moves V as much as one user can
-// under user-level clipping (|x − c| = B on every contribution).
+// lacks), so that the user's removal moves the release as much as one
+// user's ratings can once they are clipped to the scale's half-width
+// around its midpoint (as userdp's bias and residual bounds clip them).
 // Neighbour is D without that user. It returns an error only if the
 // matrices cannot be built.
 func TinyTrainData() (*TrainData, error) {

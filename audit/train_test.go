@@ -13,10 +13,10 @@ import (
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/noise/gaussian"
-	"github.com/dpmc/dpmc/paper/privacy"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 	"github.com/dpmc/dpmc/solver"
+	"github.com/dpmc/dpmc/userdp"
 )
 
 // False alarms: every training audit below holds its bounds jointly with
@@ -50,29 +50,17 @@ func solverFit(o solver.Options) audit.TrainFunc {
 	}
 }
 
-// userOptions are user-level options for the tiny data: rating centre 3,
-// bound 2 (the scale [1, 5]), every rating counted, factors clipped to 1.
-func userOptions(algo solver.Algorithm) solver.Options {
-	return solver.Options{
-		Algorithm: algo, Rank: 2, Lambda: 0.5, Iters: 3, IRLSIters: 2, Threshold: 3,
-		UserLevel: &solver.UserLevel{Center: 3, Bound: 2, MaxUserRatings: audit.TinyItems, ClipNorm: 1},
-	}
-}
-
-// calibrated returns o with noise mech calibrated to a total
-// (epsilon, 1e-6) and the accountant's total, as dpmc audit --train uses.
-func calibrated(t *testing.T, o solver.Options, mech string, epsilon float64) (solver.Options, noise.Guarantee) {
+// userSetup is the audit setup of the userdp pipeline with options o on
+// the tiny data, as dpmc audit --train --privacy user builds it: every run
+// is userdp.AuditFit(o), and the claim is the total of userdp's
+// accountant for o.
+func userSetup(t *testing.T, o userdp.Options) *audit.TrainSetup {
 	t.Helper()
-	m, _, err := privacy.Calibrate(o, mech, privacy.DefaultHuberAlpha, epsilon, 1e-6)
+	s, err := audit.NewUserTrainSetup(context.Background(), o, 1, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Noise = m
-	rep, err := privacy.User(o, 1e-6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o, noise.Guarantee{Epsilon: *rep.TotalEpsilon, Delta: *rep.TotalDelta}
+	return s
 }
 
 func TestTinyTrainData(t *testing.T) {
@@ -161,27 +149,37 @@ func TestTrainKnownMechanism(t *testing.T) {
 	}
 }
 
-// TestTrainUserLevelPasses: user-level training with noise calibrated to
-// a total ε = 1 (δ = 10⁻⁶) passes the accountant's total.
-func TestTrainUserLevelPasses(t *testing.T) {
+// TestTrainUserDPPasses: the userdp pipeline calibrated to a total ε = 1
+// (δ = 10⁻⁶) passes its accountant's total, with biases only, with
+// factors, and with factors, uniform weights and the float sampler
+// (accounted as μ-GDP). Each run releases [v_j, b_j, count_j] per item.
+func TestTrainUserDPPasses(t *testing.T) {
 	if audit.RaceEnabled {
 		t.Skip("statistical: runs without -race")
 	}
 	d := tiny(t)
+	base := userdp.Defaults(1, 1e-6, audit.TinyMin, audit.TinyMax)
+	floatUniform := base.WithFactors(2, 1, 0.4)
+	floatUniform.Sampler, floatUniform.Weights = userdp.SamplerFloat, userdp.WeightsUniform
 	tests := []struct {
-		algo solver.Algorithm
-		mech string
+		name string
+		o    userdp.Options
+		rank int // columns of the release: factors, bias, count
 	}{
-		{solver.ALS, "gaussian"},
-		{solver.ALS, "laplace"},
-		{solver.IRLS, "huber"},
+		{"biases only", base, 2},
+		{"rank 2", base.WithFactors(2, 1, 0.4), 4},
+		{"rank 2, uniform weights, float sampler", floatUniform, 4},
 	}
 	for i, tt := range tests {
-		t.Run(tt.algo.String()+"/"+tt.mech, func(t *testing.T) {
-			o, claim := calibrated(t, userOptions(tt.algo), tt.mech, 1)
+		t.Run(tt.name, func(t *testing.T) {
+			s := userSetup(t, tt.o)
+			claim := s.Claim
+			if math.Abs(claim.Epsilon-1) > 1e-3 || claim.Delta > 1e-6 {
+				t.Fatalf("accountant's total %v, want ε = 1, δ ≤ 1e-6 (calibrated)", claim)
+			}
 			res, err := audit.Train(context.Background(), audit.TrainOptions{
 				Options: audit.Options{Claim: claim},
-				Data:    d.Data, Neighbour: d.Neighbour, Fit: solverFit(o), Runs: testRuns, Seeded: true, Seed: uint64(10 + i),
+				Data:    d.Data, Neighbour: d.Neighbour, Fit: s.Fit, Runs: testRuns, Seeded: true, Seed: uint64(10 + i),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -190,8 +188,8 @@ func TestTrainUserLevelPasses(t *testing.T) {
 			if res.Verdict != audit.Pass || res.EpsilonLower > claim.Epsilon {
 				t.Errorf("%s: ε ≥ %.4f against the accountant's %v (statistic %s, event %q)", res.Verdict, res.EpsilonLower, claim, res.Statistic, res.Best.Description)
 			}
-			if res.Rank != 2 || res.Runs != testRuns || res.SelectRuns != testRuns/5 || res.Samples != testRuns {
-				t.Errorf("rank %d, runs %d + %d, samples %d", res.Rank, res.Runs, res.SelectRuns, res.Samples)
+			if res.Rank != tt.rank || res.Runs != testRuns || res.SelectRuns != testRuns/5 || res.Samples != testRuns {
+				t.Errorf("rank %d (want %d), runs %d + %d, samples %d", res.Rank, tt.rank, res.Runs, res.SelectRuns, res.Samples)
 			}
 		})
 	}
@@ -202,7 +200,7 @@ func TestTrainUserLevelPasses(t *testing.T) {
 //   - the paper's ALS with tiny noise (σ = 0.01) run to convergence: the
 //     un-noised Gram matrices make V nearly a function of the data, so a
 //     claim of ε = 1 is far off;
-//   - user-level training calibrated to ε = 100 but claimed at ε = 0.5.
+//   - the userdp pipeline calibrated to ε = 100 but claimed at ε = 0.5.
 func TestTrainCatchesBrokenClaims(t *testing.T) {
 	if audit.RaceEnabled {
 		t.Skip("statistical: runs without -race")
@@ -213,21 +211,21 @@ func TestTrainCatchesBrokenClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	paper := solver.Options{Rank: 2, Lambda: 0.5, Iters: 30, Noise: tiny}
-	loose, _ := calibrated(t, userOptions(solver.ALS), "gaussian", 100)
+	loose := userSetup(t, userdp.Defaults(100, 1e-6, audit.TinyMin, audit.TinyMax))
 	tests := []struct {
 		name    string
-		o       solver.Options
+		fit     audit.TrainFunc
 		claim   noise.Guarantee
 		atLeast float64
 	}{
-		{"paper mode, σ = 0.01, claim ε = 1", paper, noise.Guarantee{Epsilon: 1, Delta: 1e-6}, 2},
-		{"user mode at ε = 100, claim ε = 0.5", loose, noise.Guarantee{Epsilon: 0.5, Delta: 1e-6}, 1},
+		{"paper mode, σ = 0.01, claim ε = 1", solverFit(paper), noise.Guarantee{Epsilon: 1, Delta: 1e-6}, 2},
+		{"user mode at ε = 100, claim ε = 0.5", loose.Fit, noise.Guarantee{Epsilon: 0.5, Delta: 1e-6}, 1},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := audit.Train(context.Background(), audit.TrainOptions{
 				Options: audit.Options{Claim: tt.claim},
-				Data:    d.Data, Neighbour: d.Neighbour, Fit: solverFit(tt.o), Runs: testRuns, Seeded: true, Seed: uint64(20 + i),
+				Data:    d.Data, Neighbour: d.Neighbour, Fit: tt.fit, Runs: testRuns, Seeded: true, Seed: uint64(20 + i),
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -245,12 +243,12 @@ func TestTrainCatchesBrokenClaims(t *testing.T) {
 // workers; another seed, or none, gives other runs.
 func TestTrainDeterministic(t *testing.T) {
 	d := tiny(t)
-	o, claim := calibrated(t, userOptions(solver.ALS), "gaussian", 50)
+	s := userSetup(t, userdp.Defaults(50, 1e-6, audit.TinyMin, audit.TinyMax).WithFactors(2, 1, 0.4))
 	run := func(seeded bool, seed uint64, workers int) audit.TrainResult {
 		t.Helper()
 		res, err := audit.Train(context.Background(), audit.TrainOptions{
-			Options: audit.Options{Claim: claim},
-			Data:    d.Data, Neighbour: d.Neighbour, Fit: solverFit(o), Runs: 100, Seeded: seeded, Seed: seed, Workers: workers,
+			Options: audit.Options{Claim: s.Claim},
+			Data:    d.Data, Neighbour: d.Neighbour, Fit: s.Fit, Runs: 100, Seeded: seeded, Seed: seed, Workers: workers,
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -241,19 +241,18 @@ func (r *TrainReport) WriteJSON(w io.Writer) error {
 	// The paper-mode fields come first, then the common ones, as before
 	// the user mode existed.
 	return enc.Encode(struct {
-		Mode          string    `json:"mode"`
-		Algo          string    `json:"algo"`
-		Rank          int       `json:"rank"`
-		Lambda        float64   `json:"lambda"`
-		Iters         int       `json:"iters"`
-		Start         string    `json:"start"`
-		IRLSIters     *int      `json:"irls_iters"`
-		IRLSThreshold *float64  `json:"irls_threshold"`
-		UserLevel     *struct{} `json:"user_level"`
-		Mechanism     string    `json:"mechanism"`
-		Noise         string    `json:"noise"`
-		Calibrated    bool      `json:"calibrated"`
-		Releases      int       `json:"releases"`
+		Mode          string   `json:"mode"`
+		Algo          string   `json:"algo"`
+		Rank          int      `json:"rank"`
+		Lambda        float64  `json:"lambda"`
+		Iters         int      `json:"iters"`
+		Start         string   `json:"start"`
+		IRLSIters     *int     `json:"irls_iters"`
+		IRLSThreshold *float64 `json:"irls_threshold"`
+		Mechanism     string   `json:"mechanism"`
+		Noise         string   `json:"noise"`
+		Calibrated    bool     `json:"calibrated"`
+		Releases      int      `json:"releases"`
 		trainJSONCommon
 	}{
 		Mode: PaperMode, Algo: o.Algorithm.String(), Rank: o.Rank, Lambda: o.Lambda, Iters: o.Iters,

@@ -21,8 +21,8 @@ const (
 	// UserMode audits the userdp pipeline (dpmc train --privacy user):
 	// user-level DP of everything it releases, against its accountant.
 	UserMode = "user"
-	// PaperMode audits the paper's algorithms (package solver without
-	// UserLevel): no guarantee to test, only the paper's figures.
+	// PaperMode audits the paper's algorithms (package solver): no
+	// guarantee to test, only the paper's figures.
 	PaperMode = "paper"
 )
 
@@ -116,15 +116,15 @@ func NewUserTrainSetup(ctx context.Context, o userdp.Options, root uint64, seede
 }
 
 // NewPaperTrainSetup configures an audit of the paper's algorithms with
-// solver options o (Noise required, UserLevel nil; Seed, Seeded and
+// solver options o (Noise required; Seed, Seeded and
 // Workers are set per run). With publicStart every run starts from one
 // V₀ drawn from root (it does not depend on the data, so the runs differ
 // only by the noise); otherwise each run draws its own. Threshold 0 means
 // the Huber noise's α, or huber.PaperAlpha for other noise. The paper's
 // figures at delta are reported, and there is no claim (see SetClaim).
 func NewPaperTrainSetup(o solver.Options, publicStart bool, delta float64, root uint64, seeded bool) (*TrainSetup, error) {
-	if o.Noise == nil || o.UserLevel != nil {
-		return nil, fmt.Errorf("audit: %w: a paper-mode audit needs noise and no user level", check.ErrParam)
+	if o.Noise == nil {
+		return nil, fmt.Errorf("audit: %w: a paper-mode audit needs noise", check.ErrParam)
 	}
 	data, err := TinyTrainData()
 	if err != nil {

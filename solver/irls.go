@@ -349,7 +349,7 @@ func (t *trainer) irlsDirect(w *worker, sweep, j int, rnd *rand.Rand) error {
 	for range t.opts.IRLSIters {
 		dense.SetRidge(w.gram, r, t.lambda(len(users)))
 		clear(w.rhs)
-		w.addStats(t.model.U, users, vals, 0, w.theta, t.opts.Threshold, w.gram, w.rhs)
+		w.addStats(t.model.U, users, vals, w.theta, t.opts.Threshold, w.gram, w.rhs)
 		if t.opts.Noise != nil {
 			noise.AddNoise(t.opts.Noise, w.rhs, rnd)
 		}

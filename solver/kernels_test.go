@@ -23,6 +23,27 @@ func maxRelDiff(a, b []float64) float64 {
 	return d
 }
 
+// prepared returns a trainer for x and o after initialization and the user
+// half of sweep 1, exactly as Train runs them: the state in which the first
+// item sweep computes its statistics.
+func prepared(t *testing.T, x *ratings.Matrix, o Options) *trainer {
+	t.Helper()
+	if err := o.validate(); err != nil {
+		t.Fatal(err)
+	}
+	if o.Workers <= 0 {
+		o.Workers = 2
+	}
+	tr := newTrainer(x, &o)
+	if err := tr.initItems(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.parallel(context.Background(), x.Rows(), func(w *worker, i int) error { return tr.user(w, 1, i) }); err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 // itemPhase runs the item half of sweep 1 on tr with item.
 func itemPhase(t *testing.T, tr *trainer, item func(w *worker, sweep, j int) error) {
 	t.Helper()
@@ -108,14 +129,12 @@ func TestBlockedRowsMatch(t *testing.T) {
 	for _, o := range []Options{
 		{Algorithm: ALS, Noise: hub},
 		{Algorithm: IRLS, Noise: hub, IRLSIters: 3, Threshold: 0.5},
-		{Algorithm: ALS, UserLevel: &UserLevel{Center: 3, Bound: 2, MaxUserRatings: 5, ClipNorm: 1}},
-		{Algorithm: IRLS, IRLSIters: 2, Threshold: 0.5, UserLevel: &UserLevel{Center: 3, Bound: 2, MaxUserRatings: 5, ClipNorm: 1}},
 	} {
 		o.Rank, o.Lambda, o.Iters, o.Seeded, o.Seed, o.Workers = 3, 0.5, 3, true, 4, 2
 		want := train(t, p.Observed, o)
 		got := trainRows(t, p.Observed, o, 3)
 		if d := maxRelDiff(got.V, want.V); d > 1e-9 {
-			t.Errorf("%v (user level %v): blocks of 3 rows differ by %.3g", o.Algorithm, o.UserLevel != nil, d)
+			t.Errorf("%v: blocks of 3 rows differ by %.3g", o.Algorithm, d)
 		}
 	}
 }
@@ -130,12 +149,7 @@ func trainRows(t *testing.T, x *ratings.Matrix, o Options, rows int) *Model {
 		t.Fatal(err)
 	}
 	item := tr.itemALS
-	switch {
-	case o.UserLevel != nil && o.Algorithm == IRLS:
-		item = tr.itemUserIRLS
-	case o.UserLevel != nil:
-		item = tr.itemUserALS
-	case o.Algorithm == IRLS:
+	if o.Algorithm == IRLS {
 		item = tr.itemIRLS
 	}
 	for s := 1; s <= o.Iters; s++ {
@@ -164,8 +178,6 @@ func TestGenericKernelsAgree(t *testing.T) {
 		{Algorithm: ALS, Rank: 33, LambdaScale: LambdaCount},
 		{Algorithm: IRLS, Noise: hub, IRLSIters: 4, Threshold: 0.3, Init: InitPaper, Rank: 6},
 		{Algorithm: IRLS, Noise: hub, IRLSIters: 4, Threshold: 0.3, Init: InitWarm, Rank: 12},
-		{Algorithm: ALS, Noise: hub, Rank: 5, UserLevel: &UserLevel{Center: 3, Bound: 2, MaxUserRatings: 10, ClipNorm: 1}},
-		{Algorithm: IRLS, IRLSIters: 3, Threshold: 0.5, Rank: 5, UserLevel: &UserLevel{Center: 3, Bound: 2, MaxUserRatings: 10, ClipNorm: 1}},
 	} {
 		o.Lambda, o.Iters, o.Seeded, o.Seed = 0.5, 1, true, 5
 		prev := f64.Use(f64.Generic)
@@ -177,7 +189,7 @@ func TestGenericKernelsAgree(t *testing.T) {
 			f64.Use(prev)
 			du, dv := maxRelDiff(got.U, want.U), maxRelDiff(got.V, want.V)
 			if du > 1e-9 || dv > 1e-9 {
-				t.Errorf("%v rank %d (user level %v): %v and generic kernels differ by %.3g in U, %.3g in V", o.Algorithm, o.Rank, o.UserLevel != nil, impl, du, dv)
+				t.Errorf("%v rank %d: %v and generic kernels differ by %.3g in U, %.3g in V", o.Algorithm, o.Rank, impl, du, dv)
 			}
 		}
 	}
@@ -241,7 +253,6 @@ func TestLambdaCount(t *testing.T) {
 		want string
 	}{
 		{Options{Rank: 2, Iters: 1, Lambda: 1, LambdaScale: 9}, "lambda scale"},
-		{Options{Rank: 2, Iters: 1, Lambda: 1, LambdaScale: LambdaCount, UserLevel: &UserLevel{Center: 3, Bound: 2, MaxUserRatings: 5, ClipNorm: 1}}, "lambda scale count in user-level mode"},
 	} {
 		if _, err := Train(context.Background(), p.Observed, tt.o); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Train(%+v) err = %v, want mention of %q", tt.o, err, tt.want)

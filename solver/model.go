@@ -12,8 +12,9 @@ import (
 type Model struct {
 	Users, Items, Rank int
 	U, V               []float64
-	// Offset is added to every prediction, in rating units: the rating
-	// centre (UserLevel.Center) of a user-level model, 0 otherwise.
+	// Offset is added to every prediction, in rating units. Train fits
+	// no offset and leaves it 0; a caller may set it (model.FromSolver
+	// reads it as the model's centre).
 	Offset float64
 }
 

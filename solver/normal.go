@@ -32,7 +32,7 @@ func blockRows(x *ratings.Matrix) int {
 type scratch struct {
 	r     int
 	block []float64    // rows × r: the other side's factors of a row's ratings
-	y     []float64    // rows: their targets (less an offset), as float64
+	y     []float64    // rows: their targets, as float64
 	pred  []float64    // rows: their predictions uᵀθ
 	wt    []float64    // rows: their IRLS weights
 	wy    []float64    // rows: weight × target
@@ -55,21 +55,16 @@ func (s *scratch) rows() int { return len(s.y) }
 
 // addStats adds to gram (the lower triangle) and rhs the statistics of the
 // ratings y of one row, whose other-side factors are the rows idx of f
-// (rank s.r): Σ w·f_k·f_kᵀ and Σ w·(y_k − off)·f_k. The weight w is 1 if
-// theta is nil and otherwise the Huber weight ψ_c(e)/e of the residual
-// e = (y_k − off) − f_kᵀθ. It gathers at most s.rows() factor rows at a
+// (rank s.r): Σ w·f_k·f_kᵀ and Σ w·y_k·f_k. The weight w is 1 if theta is
+// nil and otherwise the Huber weight ψ_c(e)/e of the residual
+// e = y_k − f_kᵀθ. It gathers at most s.rows() factor rows at a
 // time and hands each block to the dense kernels.
-func (s *scratch) addStats(f []float64, idx []int32, y ratings.Values, off float64, theta []float64, c float64, gram, rhs []float64) {
+func (s *scratch) addStats(f []float64, idx []int32, y ratings.Values, theta []float64, c float64, gram, rhs []float64) {
 	r, rows := s.r, s.rows()
 	for p0 := 0; p0 < len(idx); p0 += rows {
 		pe := min(p0+rows, len(idx))
 		blk := dense.Gather(s.block, f, r, idx[p0:pe])
 		yk := y.Slice(p0, pe).CopyTo(s.y)
-		if off != 0 {
-			for k := range yk {
-				yk[k] -= off
-			}
-		}
 		if theta == nil {
 			dense.SyrkLower(gram, r, blk, nil)
 			dense.AddMulTransVec(rhs, blk, r, yk)

@@ -130,8 +130,7 @@ type Options struct {
 	Lambda float64
 	// LambdaScale is how λ depends on the row: LambdaNone (the zero value,
 	// the paper's convention) uses λ as it is, LambdaCount multiplies it by
-	// the row's number of ratings (ALS-WR). User-level mode needs
-	// LambdaNone: an item's number of ratings is private there.
+	// the row's number of ratings (ALS-WR).
 	LambdaScale LambdaScale
 	// Iters is T, the number of outer (user, then item) sweeps (≥ 1).
 	Iters int
@@ -145,15 +144,8 @@ type Options struct {
 	Init Init
 	// Noise is added to the right-hand side of every item solve: once per
 	// item per sweep for ALS, once per inner iteration for IRLS. Nil
-	// trains without noise, the non-private baseline. In user-level mode
-	// (UserLevel not nil) the same mechanism also noises the item Gram
-	// matrices; nil is then a noiseless baseline with the same clipping,
-	// centring and contribution cap.
+	// trains without noise, the non-private baseline.
 	Noise noise.Mechanism
-	// UserLevel, if not nil, trains in user-level DP mode (see UserLevel
-	// and the package documentation); it requires Lambda > 0. Nil keeps
-	// the paper's algorithms exactly.
-	UserLevel *UserLevel
 	// StartV, if not nil, is the item factor matrix V (Cols × Rank,
 	// row-major) to start from, instead of N(0, 1) draws; Train copies it.
 	// It must not depend on the ratings: a public, data-independent start
@@ -195,25 +187,25 @@ func (o *Options) validate() error {
 			return fmt.Errorf("solver: unknown init %d", int(o.Init))
 		}
 	}
-	if o.UserLevel != nil {
-		if err := o.UserLevel.validate(); err != nil {
-			return err
-		}
-		if o.Lambda <= 0 {
-			return fmt.Errorf("solver: %w: lambda = %v, want > 0 in user-level mode (it floors the eigenvalues of the noisy Gram matrices)", check.ErrParam, o.Lambda)
-		}
-		if o.LambdaScale != LambdaNone {
-			return fmt.Errorf("solver: %w: lambda scale %v in user-level mode, want none (an item's number of ratings is private)", check.ErrParam, o.LambdaScale)
-		}
-	}
 	return nil
+}
+
+// Releases returns the number of noisy releases of one item's statistics
+// in a training run: Iters for ALS, Iters·IRLSIters for IRLS. Each adds
+// noise from Options.Noise to the item's right-hand side; no per-release
+// sensitivity is known (see the package documentation). Releases does not
+// check the options.
+func (o Options) Releases() int {
+	if o.Algorithm == IRLS {
+		return o.Iters * o.IRLSIters
+	}
+	return o.Iters
 }
 
 // Phases of a sweep, part of each row's stream identity.
 const (
 	phaseInit = iota
 	phaseItems
-	phaseSelect // user-level contribution selection, sweep 0
 )
 
 // streamID identifies the random stream of one row in one phase of one
@@ -224,9 +216,8 @@ func streamID(sweep, phase int, row int) uint64 {
 
 // Train factorizes x with the options' solver. It returns an error if the
 // options are invalid, if a row's normal equations are not positive definite
-// (possible only with Lambda = 0, or in user-level mode when noise swamps
-// float64 precision), if the factors or a noisy Gram matrix stop being
-// finite (noise too large for float64), or if ctx is cancelled. Train does
+// (possible only with Lambda = 0), if the factors stop being finite (noise
+// too large for float64), or if ctx is cancelled. Train does
 // not modify x.
 func Train(ctx context.Context, x *ratings.Matrix, opts Options) (*Model, error) {
 	if err := opts.validate(); err != nil {
@@ -245,21 +236,12 @@ func Train(ctx context.Context, x *ratings.Matrix, opts Options) (*Model, error)
 			}
 		}
 	}
-	if opts.UserLevel != nil {
-		ul := *opts.UserLevel // the caller's may change while we train
-		opts.UserLevel = &ul
-	}
 	t := newTrainer(x, &opts)
 	if err := t.initItems(ctx); err != nil {
 		return nil, err
 	}
 	item := t.itemALS
-	switch {
-	case opts.UserLevel != nil && opts.Algorithm == IRLS:
-		item = t.itemUserIRLS
-	case opts.UserLevel != nil:
-		item = t.itemUserALS
-	case opts.Algorithm == IRLS:
+	if opts.Algorithm == IRLS {
 		item = t.itemIRLS
 	}
 	for sweep := 1; sweep <= opts.Iters; sweep++ {
@@ -280,10 +262,6 @@ type trainer struct {
 	x     *ratings.Matrix
 	opts  *Options
 	model *Model
-	// User-level mode only: the ratings that enter item updates, and the
-	// user factors clipped to norm ≤ ClipNorm, as item updates see them.
-	contrib *contributions
-	clipped []float64
 	// pool holds the workers, made on first use and kept across sweeps;
 	// rows is the number of rows of each one's gathered block (blockRows
 	// unless set before).
@@ -297,9 +275,6 @@ func (t *trainer) newWorker() *worker {
 	w := &worker{seed: t.opts.Seed, seeded: t.opts.Seeded,
 		gram: make([]float64, r*r), rhs: make([]float64, r), theta: make([]float64, r),
 		scratch: newScratch(r, t.rows)}
-	if t.opts.UserLevel != nil {
-		w.psd = newPSD(r)
-	}
 	if w.seeded {
 		w.streams = rng.NewReseeder()
 	} else {
@@ -309,18 +284,13 @@ func (t *trainer) newWorker() *worker {
 }
 
 // newTrainer returns the trainer of x with valid options opts, its model's
-// factors zero. In user-level mode it selects the contributions.
+// factors zero.
 func newTrainer(x *ratings.Matrix, opts *Options) *trainer {
 	r := opts.Rank
 	t := &trainer{
 		x:     x,
 		opts:  opts,
 		model: &Model{Users: x.Rows(), Items: x.Cols(), Rank: r, U: make([]float64, x.Rows()*r), V: make([]float64, x.Cols()*r)},
-	}
-	if ul := opts.UserLevel; ul != nil {
-		t.model.Offset = ul.Center
-		t.contrib = selectContributions(x, ul, opts.Seed, opts.Seeded)
-		t.clipped = make([]float64, x.Rows()*r)
 	}
 	return t
 }
@@ -350,7 +320,6 @@ type worker struct {
 	streams          *rng.Reseeder
 	crypto           *rand.Rand
 	gram, rhs, theta []float64
-	psd              *psd // user-level mode only
 	*scratch
 }
 
@@ -410,22 +379,14 @@ func (t *trainer) parallel(ctx context.Context, n int, fn func(w *worker, row in
 }
 
 // user solves user i's ridge least squares from V, without noise, on all
-// of the user's ratings less the model's offset (0 except in user-level
-// mode, where it then also stores the clipped factor for item updates).
+// of the user's ratings.
 func (t *trainer) user(w *worker, sweep, i int) error {
 	r := t.opts.Rank
 	items, vals := t.x.Row(i)
 	dense.SetRidge(w.gram, r, t.lambda(len(items)))
 	clear(w.rhs)
-	w.addStats(t.model.V, items, vals, t.model.Offset, nil, 0, w.gram, w.rhs)
-	u := t.model.U[i*r : i*r+r]
-	if err := t.solve(w, sweep, "user", i, u); err != nil {
-		return err
-	}
-	if t.clipped != nil {
-		clipFactor(t.clipped[i*r:i*r+r], u, t.opts.UserLevel.ClipNorm)
-	}
-	return nil
+	w.addStats(t.model.V, items, vals, nil, 0, w.gram, w.rhs)
+	return t.solve(w, sweep, "user", i, t.model.U[i*r:i*r+r])
 }
 
 // itemALS solves item j's noisy ridge least squares from U (Algorithm 1).
@@ -434,7 +395,7 @@ func (t *trainer) itemALS(w *worker, sweep, j int) error {
 	users, vals := t.x.Col(j)
 	dense.SetRidge(w.gram, r, t.lambda(len(users)))
 	clear(w.rhs)
-	w.addStats(t.model.U, users, vals, 0, nil, 0, w.gram, w.rhs)
+	w.addStats(t.model.U, users, vals, nil, 0, w.gram, w.rhs)
 	if t.opts.Noise != nil {
 		noise.AddNoise(t.opts.Noise, w.rhs, w.rand(sweep, phaseItems, j))
 	}

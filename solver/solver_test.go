@@ -291,3 +291,41 @@ func TestMovieLens100k(t *testing.T) {
 		t.Errorf("u1.test RMSE = %v, want in (0.85, 1.5)", rmse)
 	}
 }
+
+func TestReleases(t *testing.T) {
+	for _, tt := range []struct {
+		o    Options
+		want int
+	}{
+		{Options{Algorithm: ALS, Iters: 20, IRLSIters: 7}, 20},
+		{Options{Algorithm: IRLS, Iters: 20, IRLSIters: 2}, 40},
+		{Options{Algorithm: IRLS, Iters: 3, IRLSIters: 20}, 60},
+	} {
+		if got := tt.o.Releases(); got != tt.want {
+			t.Errorf("%v T=%d K=%d: Releases() = %d, want %d", tt.o.Algorithm, tt.o.Iters, tt.o.IRLSIters, got, tt.want)
+		}
+	}
+}
+
+// TestModelOffset: Train leaves the offset 0, and a model's offset enters
+// every prediction and its errors.
+func TestModelOffset(t *testing.T) {
+	p := problem(t, 30, 20, 2, 0.5)
+	m := train(t, p.Observed, Options{Rank: 2, Lambda: 0.5, Iters: 3, Seeded: true, Seed: 2})
+	if m.Offset != 0 {
+		t.Errorf("trained offset = %v, want 0", m.Offset)
+	}
+	m.Offset = 3
+	var se float64
+	for tr := range p.Observed.All() {
+		pred := 3 + dense.Dot(m.UserFactor(int(tr.User)), m.ItemFactor(int(tr.Item)))
+		if got := m.Predict(int(tr.User), int(tr.Item)); got != pred {
+			t.Fatalf("Predict(%d, %d) = %v, want 3 + uᵀv = %v", tr.User, tr.Item, got, pred)
+		}
+		se += (pred - tr.Value) * (pred - tr.Value)
+	}
+	rmse, _ := m.Errors(p.Observed, Clip{})
+	if want := math.Sqrt(se / float64(p.Observed.Len())); math.Abs(rmse-want) > 1e-12 {
+		t.Errorf("Errors RMSE %v, want %v", rmse, want)
+	}
+}

@@ -1,28 +1,11 @@
-// Package privacy states what a trained model guarantees, and calibrates
-// the noise of a user-level private training run to a total (ε, δ).
-//
-// It joins three parts: the solver's user-level mode (solver.UserLevel),
-// which bounds each user's contribution to every release and noises both
-// sufficient statistics of every item update; the solver's per-release
-// sensitivity and number of releases (Options.Sensitivity, Releases); and
-// the accountants of package accounting, which compose the releases. A
-// Report is the result, in the form dpmc train prints: the privacy unit,
-// the mechanism, the sensitivity and where it comes from, the releases
-// that touch one user, the paper's per-release ε and the composed total
-// under every accountant, with the tightest named.
-//
-// Two modes:
-//
-//   - User (solver.Options.UserLevel set): user-level (ε, δ)-DP of the
-//     released item factors V, in the billboard model of Chien et al.
-//     (2021): each user's factor and predictions are computed from V and
-//     the user's own data, so the predictions are joint-DP. The guarantee
-//     holds only for unseeded noise and for centre, bound, cap and clip
-//     norm chosen without looking at the data.
-//   - Paper (UserLevel nil): the paper's algorithms as published. The
-//     report composes the noisy right-hand sides under the assumed
-//     sensitivity, but says plainly that it is no guarantee: the Gram
-//     matrix carries no noise and no contribution is bounded.
+// Package privacy states what a paper-mode training run guarantees:
+// nothing. Its Report, in the form dpmc train prints, gives the paper's
+// figures — the per-release ε at the assumed sensitivity and their
+// composition over the releases one user's ratings enter, under every
+// accountant of package accounting — and says why they describe no
+// trained model: the Gram matrix carries no noise and no contribution is
+// bounded. User-level differential privacy, with a guarantee, is package
+// userdp's (dpmc train --privacy user).
 package privacy
 
 import (
@@ -33,22 +16,18 @@ import (
 	"github.com/dpmc/dpmc/accounting"
 	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/noise/discrete"
-	"github.com/dpmc/dpmc/noise/gaussian"
-	"github.com/dpmc/dpmc/noise/huber"
-	"github.com/dpmc/dpmc/noise/laplace"
 	"github.com/dpmc/dpmc/solver"
 )
 
 // Report is the privacy statement of one training run.
 type Report struct {
-	// Unit is "user" (user-level mode) or "rating" (paper mode).
+	// Unit is the unit the paper's figures assume: "rating".
 	Unit string `json:"unit"`
 	// Mechanism describes the noise, e.g. "huber(α=1, s=3.2)", and
 	// Variance is its variance per coordinate, in squared rating units.
 	Mechanism string  `json:"mechanism"`
 	Variance  float64 `json:"noise_variance"`
-	// Guarantee is "user-level (ε, δ)-DP of the item factors V" when the
-	// totals are proved, else "none".
+	// Guarantee is "none": nothing is proved of the trained model.
 	Guarantee string `json:"guarantee"`
 	// Sensitivity of one release, and where it comes from.
 	Sensitivity       noise.Sensitivity `json:"sensitivity"`
@@ -67,60 +46,19 @@ type Report struct {
 	Accountant   string             `json:"accountant"`
 	Totals       *accounting.Totals `json:"totals"`
 	// CoversGram says whether the Gram matrices of the item updates are
-	// noised (and so covered by the totals).
+	// noised: false, the paper's algorithms noise the right-hand sides
+	// only.
 	CoversGram bool     `json:"covers_gram"`
 	Notes      []string `json:"notes"`
 }
 
-// ErrSeeded is returned by User for seeded options: seeded noise can be
-// replayed, so it protects nothing.
-var ErrSeeded = errors.New("seeded noise is reproducible and not private")
-
-// User reports the user-level guarantee of training with opts (whose
-// UserLevel and Noise must be set) at total δ = delta. A seeded run gets a
-// report whose Guarantee is "none", with the totals it would have.
-func User(opts solver.Options, delta float64) (*Report, error) {
-	if opts.UserLevel == nil {
-		return nil, errors.New("privacy: user-level report of options without UserLevel")
-	}
-	if opts.Noise == nil {
-		return nil, errors.New("privacy: user-level report of a run without noise")
-	}
-	sens, err := opts.Sensitivity()
-	if err != nil {
-		return nil, fmt.Errorf("privacy: %w", err)
-	}
-	ul := opts.UserLevel
-	r := &Report{
-		Unit: "user", Mechanism: opts.Noise.String(), Variance: opts.Noise.Variance(), Sensitivity: sens, ReleasesPerUser: opts.Releases(), CoversGram: true,
-		SensitivitySource: fmt.Sprintf("derived (solver.UserLevelSensitivity): rank %d, at most k = %d ratings per user, user factors clipped to ‖u‖₂ ≤ C = %g, ratings clipped to c ± B = %g ± %g; L1 = k·((r+1)C²/2 + B√r·C), L2 = √k·√(C⁴ + B²C²)",
-			opts.Rank, ul.MaxUserRatings, ul.ClipNorm, ul.Center, ul.Bound),
-	}
-	if err := r.compose(opts.Noise, delta); err != nil {
-		return nil, err
-	}
-	r.Guarantee = "user-level (ε, δ)-DP of the item factors V (billboard model: predictions are joint-DP)"
-	r.Notes = []string{
-		"neighbouring data sets differ by adding or removing one user with all of their ratings",
-		"only V is released; each user factor u_i is computed from V and the user's own ratings and must stay with the user",
-		fmt.Sprintf("both sufficient statistics of every item update (Gram matrix Σ w u uᵀ and vector Σ w (x − c) u) are noised; %d releases, each covering all items at once", r.ReleasesPerUser),
-		"the IRLS weights w ∈ [0, 1] depend only on V, the inner iterate and the user's own data, so they only scale each user's bounded contribution",
-		"valid only if c, B, k and C were fixed without looking at the data",
-	}
-	if opts.Seeded {
-		r.Guarantee = "none"
-		r.Notes = append(r.Notes, "the noise was seeded, hence reproducible and NOT private: the totals say what an unseeded run would guarantee")
-	}
-	return r, nil
-}
-
-// Paper reports on training with the paper's algorithms (opts.UserLevel
-// nil): the per-release ε at the assumed sensitivity (e.g. the largest
-// rating) and the composition over the releases the ratings of the user
-// with most ratings (maxUserRatings) enter, which is NOT a guarantee.
+// Paper reports on training with the paper's algorithms: the per-release
+// ε at the assumed sensitivity (e.g. the largest rating) and the
+// composition over the releases the ratings of the user with most ratings
+// (maxUserRatings) enter, which is NOT a guarantee.
 func Paper(opts solver.Options, assumed float64, maxUserRatings int, delta float64) (*Report, error) {
-	if opts.UserLevel != nil || opts.Noise == nil {
-		return nil, errors.New("privacy: paper report needs noise and no UserLevel")
+	if opts.Noise == nil {
+		return nil, errors.New("privacy: paper report of a run without noise")
 	}
 	perItem := opts.Releases()
 	r := &Report{
@@ -174,44 +112,4 @@ func (r *Report) compose(m noise.Mechanism, delta float64) error {
 	}
 	r.TotalEpsilon, r.TotalDelta, r.Accountant = &best.Epsilon, &best.Delta, best.Accountant
 	return nil
-}
-
-// DefaultHuberAlpha is the Huber shape used when calibrating Huber noise
-// to a total budget and no shape is given: at equal ε a small α (close to
-// Laplace) gives less variance, and α = 1 keeps a Gaussian centre.
-const DefaultHuberAlpha = 1.0
-
-// Calibrate returns the mechanism named mech ("gaussian", "laplace" or
-// "huber" at shape alpha) whose scale makes training with opts (UserLevel
-// set; opts.Noise is ignored) meet the total (epsilon, delta) under the
-// tightest accountant, found by bisection, with the totals it reaches.
-func Calibrate(opts solver.Options, mech string, alpha, epsilon, delta float64) (noise.Mechanism, accounting.Totals, error) {
-	if opts.UserLevel == nil {
-		return nil, accounting.Totals{}, errors.New("privacy: calibration needs user-level options")
-	}
-	sens, err := opts.Sensitivity()
-	if err != nil {
-		return nil, accounting.Totals{}, fmt.Errorf("privacy: %w", err)
-	}
-	var family func(p float64) (noise.Mechanism, error)
-	var ref float64
-	switch mech {
-	case "gaussian":
-		family = func(p float64) (noise.Mechanism, error) { return gaussian.New(p) }
-		ref = sens.L2
-	case "laplace":
-		family = func(p float64) (noise.Mechanism, error) { return laplace.New(p) }
-		ref = sens.L1
-	case "huber":
-		family = func(p float64) (noise.Mechanism, error) { return huber.New(alpha, p) }
-		ref = alpha * sens.L1
-	default:
-		return nil, accounting.Totals{}, fmt.Errorf("privacy: mechanism %q: want gaussian, laplace or huber", mech)
-	}
-	p, totals, err := accounting.Calibrate(family, sens, opts.Releases(), epsilon, delta, ref*1e-6, ref*1e6)
-	if err != nil {
-		return nil, accounting.Totals{}, fmt.Errorf("privacy: calibrating %s to ε = %g, δ = %g over %d releases: %w", mech, epsilon, delta, opts.Releases(), err)
-	}
-	m, err := family(p)
-	return m, totals, err
 }

@@ -117,15 +117,11 @@ type Result struct {
 	opts  solver.Options
 }
 
-// Paper trains opts (UserLevel nil; Workers 0 means all cores) on d,
-// then measures the model and reports on its privacy. It returns an error
-// wrapping ctx.Err() if ctx is done before it returns, even after the last
-// sweep (the evaluation itself is not interrupted, but its result is
-// dropped).
+// Paper trains opts (Workers 0 means all cores) on d, then measures the
+// model and reports on its privacy. It returns an error wrapping ctx.Err()
+// if ctx is done before it returns, even after the last sweep (the
+// evaluation itself is not interrupted, but its result is dropped).
 func Paper(ctx context.Context, d *Data, opts solver.Options, s Settings) (*Result, error) {
-	if opts.UserLevel != nil {
-		return nil, fmt.Errorf("train: paper mode with user-level options (use package userdp)")
-	}
 	if opts.Workers == 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}

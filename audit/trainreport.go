@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dpmc/dpmc/paper/privacy"
 	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/userdp"
 )
@@ -91,21 +92,25 @@ func (r *TrainReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "accountant:   total (ε, δ) = (%.6g, %.3g) by %s\n", p.TotalEpsilon, p.TotalDelta, by)
 		fmt.Fprintf(&b, "              (%s; the accounting of an unseeded run with these options, the audited runs being seeded)\n", p.Accountant)
 	} else {
-		o, p := s.Paper, s.PaperReport
+		o, f := s.Paper, &s.PaperReport.Figures
 		fmt.Fprintf(&b, "dpmc audit --train: paper mode, %s\n", o.Algorithm)
 		fmt.Fprintf(&b, "data:         %s\n", s.Data.Description)
 		fmt.Fprintf(&b, "training:     %s\n", paperTraining(o))
 		fmt.Fprintf(&b, "noise:        %s, variance %.4g, on every item right-hand side only; %d releases per run\n", o.Noise, o.Noise.Variance(), o.Releases())
 		per := "n/a"
-		if p.PerReleaseEpsilon != nil {
-			per = fmt.Sprintf("%.4g", *p.PerReleaseEpsilon)
+		if f.PerReleaseEpsilon != nil {
+			per = fmt.Sprintf("%.4g", *f.PerReleaseEpsilon)
 		}
 		fmt.Fprintf(&b, "privacy:      NONE to test: the Gram matrix UᵀWU is un-noised and no user's contribution is bounded\n")
-		if p.PerReleaseEpsilon != nil && p.PerReleaseDelta > 0 {
-			per += fmt.Sprintf(" (δ = %.3g)", p.PerReleaseDelta)
+		if f.PerReleaseEpsilon != nil && f.PerReleaseDelta > 0 {
+			per += fmt.Sprintf(" (δ = %.3g)", f.PerReleaseDelta)
 		}
-		fmt.Fprintf(&b, "paper:        per-release ε = %s at the assumed Δ = %g; composed over the %d releases user %d enters: ε = %.4g (δ = %.3g, %s); neither is a guarantee\n",
-			per, p.Sensitivity.L1, p.ReleasesPerUser, s.Data.Target, *p.TotalEpsilon, *p.TotalDelta, p.Accountant)
+		ideal := ""
+		if !f.SamplerDeliversMechanism {
+			ideal = " (of the ideal mechanism, which the float sampler does not deliver)"
+		}
+		fmt.Fprintf(&b, "paper:        per-release ε = %s at the assumed Δ = %g; composed over the %d releases user %d enters: ε = %.4g (δ = %.3g, %s); neither is a guarantee%s\n",
+			per, f.AssumedSensitivity.L1, s.PaperReport.ReleasesPerUser, s.Data.Target, f.ComposedEpsilon, f.ComposedDelta, f.Accountant, ideal)
 	}
 	seed := fmt.Sprintf("seeds derived from the root %d drawn from crypto/rand (--seed %d replays this audit)", res.RootSeed, res.RootSeed)
 	if s.Seeded {
@@ -151,11 +156,10 @@ type trainJSONCommon struct {
 	EpsilonLower       float64            `json:"epsilon_lower_bound"`
 	DeltaLower         float64            `json:"delta_lower_bound"`
 	Ceiling            float64            `json:"epsilon_ceiling"`
-	AccountantEpsilon  *float64           `json:"accountant_epsilon"`
-	AccountantDelta    *float64           `json:"accountant_delta"`
-	Accountant         string             `json:"accountant"`
+	AccountantEpsilon  *float64           `json:"accountant_epsilon,omitempty"` // user mode only
+	AccountantDelta    *float64           `json:"accountant_delta,omitempty"`   // user mode only
+	Accountant         string             `json:"accountant,omitempty"`         // user mode only
 	Guarantee          string             `json:"guarantee"`
-	PerReleaseEpsilon  *float64           `json:"per_release_epsilon"`
 	ClaimedEpsilon     *float64           `json:"claimed_epsilon"`
 	ClaimedDelta       *float64           `json:"claimed_delta"`
 	Confidence         float64            `json:"confidence"`
@@ -204,17 +208,17 @@ func (r *TrainReport) common() trainJSONCommon {
 		p := s.UserReport
 		c.AccountantEpsilon, c.AccountantDelta, c.Accountant, c.Guarantee = &p.TotalEpsilon, &p.TotalDelta, p.Accountant, p.Guarantee
 	} else {
-		p := s.PaperReport
-		c.AccountantEpsilon, c.AccountantDelta, c.Accountant, c.Guarantee = p.TotalEpsilon, p.TotalDelta, p.Accountant, p.Guarantee
-		c.PerReleaseEpsilon = p.PerReleaseEpsilon
+		c.Guarantee = s.PaperReport.Guarantee
 	}
 	return c
 }
 
 // WriteJSON writes the report as one indented JSON object: the mode's
 // settings (user mode: "options", userdp's options, and "privacy", its
-// privacy report; paper mode: the solver settings and "noise") and the
-// audit's figures.
+// privacy report; paper mode: the solver settings, "noise" and, under
+// "not_a_guarantee", the paper's figures of privacy.Figures) and the
+// audit's figures. In paper mode, whose "guarantee" is "none", no key
+// outside "not_a_guarantee" holds an accountant's ε or δ.
 func (r *TrainReport) WriteJSON(w io.Writer) error {
 	s := r.Setup
 	enc := json.NewEncoder(w)
@@ -251,13 +255,14 @@ func (r *TrainReport) WriteJSON(w io.Writer) error {
 		IRLSThreshold *float64 `json:"irls_threshold"`
 		Mechanism     string   `json:"mechanism"`
 		Noise         string   `json:"noise"`
-		Calibrated    bool     `json:"calibrated"`
 		Releases      int      `json:"releases"`
+		Sampler       string   `json:"sampler"`
 		trainJSONCommon
+		PaperFigures *privacy.Figures `json:"not_a_guarantee"`
 	}{
 		Mode: PaperMode, Algo: o.Algorithm.String(), Rank: o.Rank, Lambda: o.Lambda, Iters: o.Iters,
 		Start: start, IRLSIters: irlsIters, IRLSThreshold: threshold,
-		Mechanism: o.Noise.Name(), Noise: o.Noise.String(), Releases: o.Releases(),
-		trainJSONCommon: r.common(),
+		Mechanism: o.Noise.Name(), Noise: o.Noise.String(), Releases: o.Releases(), Sampler: s.PaperReport.Sampler,
+		trainJSONCommon: r.common(), PaperFigures: &s.PaperReport.Figures,
 	})
 }

@@ -287,9 +287,19 @@ func TestAuditTrainJSON(t *testing.T) {
 			}
 		}},
 		{"paper", []string{"--privacy", "paper", "--runs", "200", "--seed", "1", "--iters", "3"}, func(t *testing.T, got map[string]any) {
+			fig, _ := got["not_a_guarantee"].(map[string]any)
 			if got["mode"] != "paper" || got["verdict"] != "NO GUARANTEE" || got["guarantee"] != "none" || got["claimed_epsilon"] != nil ||
-				got["per_release_epsilon"] == nil || got["user_level"] != nil || got["noise"] != "gaussian(σ=1)" {
+				got["noise"] != "gaussian(σ=1)" || got["sampler"] != "float" || fig == nil ||
+				fig["per_release_epsilon_if_sensitivity_held"] == nil || fig["composed_epsilon_if_sensitivity_held"] == nil || fig["sampler_delivers_mechanism"] != false {
 				t.Errorf("JSON = %v", got)
+			}
+			// Beside "guarantee": "none" the only numeric ε and δ are the
+			// audit's own measurements; the paper's figures are nested.
+			for k, v := range got {
+				if _, num := v.(float64); num && (strings.Contains(k, "epsilon") || strings.Contains(k, "delta")) &&
+					k != "epsilon_lower_bound" && k != "delta_lower_bound" && k != "epsilon_ceiling" {
+					t.Errorf("paper mode: numeric %q = %v beside guarantee none", k, v)
+				}
 			}
 		}},
 		{"paper irls laplace", []string{"--privacy", "paper", "--algo", "irls", "--mechanism", "laplace", "--scale", "1", "--iters", "3", "--runs", "200", "--seed", "2"}, func(t *testing.T, got map[string]any) {
@@ -301,8 +311,14 @@ func TestAuditTrainJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := auditTrainJSON(t, 0, tt.args...)
-			for _, key := range []string{"mode", "runs", "epsilon_lower_bound", "accountant_epsilon", "accountant_delta", "accountant",
-				"confidence", "statistic", "verdict", "select_runs", "epsilon_ceiling", "events", "best_event", "seed", "statistic_weights"} {
+			keys := []string{"mode", "runs", "epsilon_lower_bound", "guarantee",
+				"confidence", "statistic", "verdict", "select_runs", "epsilon_ceiling", "events", "best_event", "seed", "statistic_weights"}
+			if got["mode"] == "user" {
+				keys = append(keys, "accountant_epsilon", "accountant_delta", "accountant")
+			} else {
+				keys = append(keys, "not_a_guarantee", "sampler")
+			}
+			for _, key := range keys {
 				if _, ok := got[key]; !ok {
 					t.Errorf("JSON lacks %q", key)
 				}

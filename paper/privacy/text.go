@@ -7,39 +7,36 @@ import (
 )
 
 // WriteText writes the report as the labelled lines dpmc train prints:
-// the noise and where it is added, the guarantee (or "NONE proved"), the
-// sensitivity and its source, the per-release and composed totals (the
-// latter marked "NOT a guarantee" when Guarantee is "none") and the notes.
+// the noise and where it is added, "NONE proved", the assumed sensitivity
+// and its source, the paper's per-release figure and its composition
+// (marked "NOT a guarantee", and marked as the ideal mechanism's under
+// the float sampler) and the notes.
 func (p *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
+	f := &p.Figures
 	where := "the right-hand side of every item update"
 	if p.CoversGram {
 		where = "the Gram matrix and the right-hand side of every item update"
 	}
 	fmt.Fprintf(&b, "noise:      %s, variance %.4g, on %s\n", p.Mechanism, p.Variance, where)
 	per := "n/a"
-	if p.PerReleaseEpsilon != nil {
-		per = fmt.Sprintf("ε = %.4g", *p.PerReleaseEpsilon)
-		if p.PerReleaseDelta > 0 {
-			per += fmt.Sprintf(", δ = %.3g", p.PerReleaseDelta)
+	if f.PerReleaseEpsilon != nil {
+		per = fmt.Sprintf("ε = %.4g", *f.PerReleaseEpsilon)
+		if f.PerReleaseDelta > 0 {
+			per += fmt.Sprintf(", δ = %.3g", f.PerReleaseDelta)
 		}
 	}
-	total := "n/a"
-	if p.TotalEpsilon != nil {
-		total = fmt.Sprintf("ε = %.4g, δ = %.3g (%s accountant)", *p.TotalEpsilon, *p.TotalDelta, p.Accountant)
+	by := f.Accountant + " accountant"
+	if !f.SamplerDeliversMechanism {
+		const ideal = "of the ideal mechanism, which the float sampler does not deliver"
+		per += " (" + ideal + ")"
+		by += "; " + ideal
 	}
-	if p.Guarantee == "none" {
-		fmt.Fprintf(&b, "privacy:    NONE proved for the model (unit: %s)\n", p.Unit)
-	} else {
-		fmt.Fprintf(&b, "privacy:    %s\n", p.Guarantee)
-	}
-	fmt.Fprintf(&b, "            sensitivity per release Δ₁ = %.4g, Δ₂ = %.4g: %s\n", p.Sensitivity.L1, p.Sensitivity.L2, p.SensitivitySource)
+	total := fmt.Sprintf("ε = %.4g, δ = %.3g (%s)", f.ComposedEpsilon, f.ComposedDelta, by)
+	fmt.Fprintf(&b, "privacy:    NONE proved for the model (unit: %s)\n", p.Unit)
+	fmt.Fprintf(&b, "            sensitivity per release Δ₁ = %.4g, Δ₂ = %.4g: %s\n", f.AssumedSensitivity.L1, f.AssumedSensitivity.L2, f.SensitivitySource)
 	fmt.Fprintf(&b, "            per release %s; %d releases touch one user\n", per, p.ReleasesPerUser)
-	if p.Guarantee == "none" {
-		fmt.Fprintf(&b, "            composed (NOT a guarantee): %s\n", total)
-	} else {
-		fmt.Fprintf(&b, "            total: %s\n", total)
-	}
+	fmt.Fprintf(&b, "            composed (NOT a guarantee): %s\n", total)
 	for _, n := range p.Notes {
 		fmt.Fprintf(&b, "            - %s\n", n)
 	}

@@ -56,13 +56,15 @@ func TestTrainJSON(t *testing.T) {
 	// Paper mode: per release ε = Δ/b = 5/1 with Δ the largest rating; the
 	// composition is shown but is no guarantee, and the report says why.
 	notes := fmt.Sprint(p["notes"])
-	if p["guarantee"] != "none" || p["covers_gram"] != false || p["unit"] != "rating" || p["per_release_epsilon"] != 5.0 ||
+	fig, _ := p["not_a_guarantee"].(map[string]any)
+	if p["guarantee"] != "none" || p["covers_gram"] != false || p["unit"] != "rating" || p["sampler"] != "float" || fig == nil ||
+		fig["per_release_epsilon_if_sensitivity_held"] != 5.0 || fig["sampler_delivers_mechanism"] != false ||
 		!strings.Contains(notes, "NOT a guarantee") || !strings.Contains(notes, "Gram matrix") || !strings.Contains(notes, "assumed") {
 		t.Errorf("privacy = %v: must say it guarantees nothing and why", p)
 	}
 	// The composed total is at most basic composition, k·ε₀.
-	if te, k := p["total_epsilon"].(float64), p["releases_per_user"].(float64); !(te > 0 && te <= 5*k) {
-		t.Errorf("total_epsilon %v over %v releases", te, k)
+	if te, k := fig["composed_epsilon_if_sensitivity_held"].(float64), p["releases_per_user"].(float64); !(te > 0 && te <= 5*k) {
+		t.Errorf("composed ε %v over %v releases", te, k)
 	}
 	// Same seed, same result.
 	again, _, _ := dpmc(t, append(smallALS, "--seed", "2", "--json", "--mechanism", "laplace", "--variance", "2")...)

@@ -288,3 +288,22 @@ func Check(path string, overwrite bool) error {
 	f.Close()
 	return os.Remove(f.Name())
 }
+
+// Same reports whether writing to out would replace or overwrite the
+// existing file in: both exist and are one regular file (os.SameFile:
+// the same path, or through a symbolic or a hard link). A device or pipe
+// is never the same (it is written in place and holds nothing to lose),
+// and neither is an out that does not exist yet. Commands use it to
+// refuse an output that names one of their inputs, even when asked to
+// overwrite.
+func Same(out, in string) bool {
+	if out == "" || in == "" {
+		return false
+	}
+	so, err := os.Stat(out)
+	if err != nil || !so.Mode().IsRegular() {
+		return false
+	}
+	si, err := os.Stat(in)
+	return err == nil && os.SameFile(so, si)
+}

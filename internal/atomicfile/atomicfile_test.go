@@ -170,3 +170,44 @@ func TestRemoveTemporary(t *testing.T) {
 		t.Errorf("left behind: %v", hidden)
 	}
 }
+
+// Same finds an input behind every name: the path itself, another
+// spelling of it, a symbolic link and a hard link; not another file, a
+// file that does not exist, or a device.
+func TestSame(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.txt")
+	other := filepath.Join(dir, "other.txt")
+	for _, p := range []string{in, other} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sym, hard := filepath.Join(dir, "sym"), filepath.Join(dir, "hard")
+	if err := os.Symlink(in, sym); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Link(in, hard); err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		out  string
+		want bool
+	}{
+		{in, true},
+		{filepath.Join(dir, ".", "x", "..", "in.txt"), true},
+		{sym, true},
+		{hard, true},
+		{other, false},
+		{filepath.Join(dir, "new.txt"), false},
+		{"", false},
+		{os.DevNull, false},
+	} {
+		if got := Same(c.out, in); got != c.want {
+			t.Errorf("Same(%q, in) = %v, want %v", c.out, got, c.want)
+		}
+	}
+	if Same(os.DevNull, os.DevNull) {
+		t.Errorf("Same(%s, %[1]s) = true, want false (a device holds nothing to lose)", os.DevNull)
+	}
+}

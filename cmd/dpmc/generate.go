@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -53,8 +52,8 @@ data.`,
 				return err
 			}
 			if testPath != "" {
-				if out.path != "" && filepath.Clean(testPath) == filepath.Clean(out.path) {
-					return fmt.Errorf("--test %s: the same file as --output", testPath)
+				if err := refuseSameFile("--test", testPath, namedFile{"--output", out.path}); err != nil {
+					return err
 				}
 				if err := atomicfile.Check(testPath, out.force); err != nil {
 					return fmt.Errorf("--test: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -60,4 +61,27 @@ func (o *outputFlags) writeContext(ctx context.Context, stdout io.Writer, fn fun
 		return fn(stdout)
 	}
 	return atomicfile.WriteContext(ctx, o.path, o.force, fn)
+}
+
+// namedFile is a file a command reads or writes, with the flag naming it.
+type namedFile struct{ flag, path string }
+
+// refuseSameFile returns an error naming both flags if the file out, of
+// flag outFlag, is one of others: the same path once cleaned, or the same
+// existing regular file through another name, a symbolic or a hard link
+// (atomicfile.Same). --force does not lift it: an output never replaces
+// a file the command reads or another output of the same run.
+func refuseSameFile(outFlag, out string, others ...namedFile) error {
+	if out == "" {
+		return nil
+	}
+	for _, o := range others {
+		if o.path == "" {
+			continue
+		}
+		if filepath.Clean(out) == filepath.Clean(o.path) || atomicfile.Same(out, o.path) {
+			return fmt.Errorf("%s %s is the same file as %s %s: an output never replaces a file the command reads or writes, even with --force", outFlag, out, o.flag, o.path)
+		}
+	}
+	return nil
 }

@@ -102,7 +102,7 @@ Interrupted (SIGINT, SIGTERM, SIGHUP), predict stops and writes no output file.`
 	fl.historyFile.register(cmd, "history-", "history", `columns of a csv/tsv --history (must include rating), e.g. user,item,rating,_`)
 	f.BoolVar(&fl.clip, "clip", false, "clip predictions to the model's rating range")
 	f.StringVar(&fl.unknown, "unknown", "error", "unknown users or items: error or fallback (μ + item bias, μ + user bias, or μ; paper models: the training mean)")
-	f.IntVar(&fl.k, "k", 10, "list length of the ranking metrics (with a rating column)")
+	f.IntVar(&fl.k, "k", 10, "list length of the ranking metrics (with a rating column); at most the candidate items, clamped with a note")
 	f.Float64Var(&fl.threshold, "relevant", 4, "lowest rating that counts as relevant for the ranking metrics")
 	fl.out.register(cmd)
 	return cmd
@@ -122,6 +122,9 @@ func runPredict(cmd *cobra.Command, fl *predictFlags) error {
 	}
 	if math.IsNaN(fl.threshold) || math.IsInf(fl.threshold, 0) {
 		return fmt.Errorf("--relevant = %v, want a finite rating", fl.threshold)
+	}
+	if err := refuseSameFile("--output", fl.out.path, namedFile{"--pairs", fl.pairs}, namedFile{"--history", fl.history}, namedFile{"--model", fl.model}); err != nil {
+		return err
 	}
 	if err := fl.out.check(); err != nil {
 		return err
@@ -148,7 +151,13 @@ func runPredict(cmd *cobra.Command, fl *predictFlags) error {
 	}
 	var r metrics.Result
 	if info.Rated {
-		if r, err = m.EvaluatePairs(ctx, preds, o, metrics.Options{K: fl.k, Threshold: fl.threshold}); err != nil {
+		// Bound k by the candidates before anything is allocated for them.
+		k := fl.k
+		if n := candidateItems(m, o.Histories); k > n {
+			k = n
+			fmt.Fprintf(cmd.ErrOrStderr(), "dpmc: predict: --k %d exceeds the %d candidate items (the model's and --history's): ranking metrics at k = %d\n", fl.k, n, k)
+		}
+		if r, err = m.EvaluatePairs(ctx, preds, o, metrics.Options{K: k, Threshold: fl.threshold}); err != nil {
 			return err
 		}
 	}
@@ -160,7 +169,11 @@ func runPredict(cmd *cobra.Command, fl *predictFlags) error {
 	if info.Averaged > 0 {
 		fmt.Fprintf(stderr, " (%d repeated pairs averaged, as train does for %s)", info.Averaged, info.Format)
 	}
-	fmt.Fprintf(stderr, "; %d with an unknown user, %d with an unknown item (fallback)", st.UnknownUsers, st.UnknownItems)
+	if unknown == model.UnknownFallback {
+		fmt.Fprintf(stderr, "; %d with an unknown user, %d with an unknown item (fallback)", st.UnknownUsers, st.UnknownItems)
+	} else {
+		fmt.Fprint(stderr, "; every user and item known to the model")
+	}
 	if fl.history != "" && m.Kind == model.UserLevel {
 		fmt.Fprintf(stderr, "; %d users folded in from --history (%d of their ratings are of items not in the model)", st.FoldedIn, st.HistoryUnknown)
 	}
@@ -169,6 +182,18 @@ func runPredict(cmd *cobra.Command, fl *predictFlags) error {
 		fmt.Fprintf(stderr, "dpmc: predict: evaluation only (exact figures of --pairs, not private): %s\n", r)
 	}
 	return nil
+}
+
+// candidateItems is the number of items the ranking metrics rank: those
+// of the model and of the histories (at least 1).
+func candidateItems(m *model.Model, h model.Histories) int {
+	n := len(m.ItemIDs)
+	for _, id := range h.Items {
+		if _, ok := m.Item(id); !ok {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 // loadHistories reads --history (empty without one), with the rating

@@ -64,7 +64,7 @@ func TestPredictInput(t *testing.T) {
 		stdout string // substring, with code 0
 	}{
 		{"train's own file", []string{"predict", "--model", mp, "--pairs", sweet}, 0, "40 pairs (1 repeated pairs averaged, as train does for sweetrs)", "11\tp0\t"},
-		{"quoted csv", []string{"predict", "--model", mp, "--pairs", quoted, "--columns", "user,item,rating"}, 0, "3 pairs; 0 with an unknown user, 0 with an unknown item", "10\tp1\t"},
+		{"quoted csv", []string{"predict", "--model", mp, "--pairs", quoted, "--columns", "user,item,rating"}, 0, "3 pairs; every user and item known to the model", "10\tp1\t"},
 		{"quoted csv, default columns", []string{"predict", "--model", mp, "--pairs", quoted}, 0, "RMSE", "11\tp0\t"},
 		{"swapped columns", []string{"predict", "--model", mp, "--pairs", swapped, "--unknown", "fallback"}, 1, "none of the 2 pairs has a user or an item of the model", ""},
 		{"named swapped columns", []string{"predict", "--model", mp, "--pairs", swapped, "--columns", "item,user,rating"}, 0, "2 pairs", "11\tp1\t"},

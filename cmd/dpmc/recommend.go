@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +29,12 @@ best first, with their scores (unclipped predictions), leaving out the items
 the user has rated.
 
 A paper-mode model holds its users: --user ID picks one. It does not record
-which items a user rated; give them with --history to exclude them.
+which items a user rated; give them with --history to exclude them (without
+it, recommend warns that the list may include them).
+
+A -k beyond the model's items is clamped to them; a list shorter than -k
+(few items, or few left once the rated ones are excluded) is said on
+stderr, and in --json under "warnings" beside "k_requested".
 
 A user-level private model holds no user (the billboard model): give the
 user's own ratings with --history FILE (a ratings file, read exactly as dpmc
@@ -85,12 +92,50 @@ func runRecommend(cmd *cobra.Command, fl *recommendFlags) error {
 		}
 		req.History = &h
 	}
+	stderr := cmd.ErrOrStderr()
+	var warnings []string
+	warn := func(format string, a ...any) {
+		w := fmt.Sprintf(format, a...)
+		warnings = append(warnings, w)
+		fmt.Fprintln(stderr, "dpmc: recommend:", w)
+	}
+	// Bound k by the candidates before anything is allocated for them.
+	if n := len(m.ItemIDs); req.K > n {
+		req.K = n
+		warn("-k %d exceeds the model's %d items: clamped to %d", fl.k, n, n)
+	}
+	if m.Kind == model.Paper && req.History == nil {
+		warn("a paper-mode model does not record which items user %s rated, so the list may include them; give the user's ratings with --history FILE (such as the training file) to leave them out", req.User)
+	}
 	rec, err := m.RecommendUser(req)
 	if err != nil {
 		return err
 	}
+	if len(rec.Items) < fl.k {
+		why := fmt.Sprintf("the model holds %d items", len(m.ItemIDs))
+		if rec.Excluded > 0 {
+			why += fmt.Sprintf(", %d of them rated by the user and left out (--include-rated keeps them)", rec.Excluded)
+		}
+		warn("%d items, fewer than -k %d: %s", len(rec.Items), fl.k, why)
+	}
 	if fl.json {
-		return rec.WriteJSON(cmd.OutOrStdout())
+		return writeRecommendJSON(cmd.OutOrStdout(), rec, fl.k, warnings)
 	}
 	return rec.WriteText(cmd.OutOrStdout())
+}
+
+// recommendJSON is recommend's --json object: the model's recommendation
+// with the k asked for (its "k" is the k used, at most the number of
+// items) and what recommend warned about on stderr (a list shorter than
+// k_requested, or rated items that could not be left out).
+type recommendJSON struct {
+	*model.Recommendation
+	KRequested int      `json:"k_requested"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+func writeRecommendJSON(w io.Writer, rec *model.Recommendation, k int, warnings []string) error {
+	e := json.NewEncoder(w)
+	e.SetIndent("", "  ")
+	return e.Encode(recommendJSON{Recommendation: rec, KRequested: k, Warnings: warnings})
 }

@@ -86,13 +86,26 @@ accuracy experiments.`,
 					}
 				}
 			}
+			// The report's folder must exist and take the file, unless it
+			// is --out, which experiment.CheckDir creates.
+			reportInOut := filepath.Clean(filepath.Dir(report)) == filepath.Clean(out)
 			if writeReport {
 				if err := checkReport(report, force); err != nil {
 					return err
 				}
+				if !reportInOut {
+					if err := atomicfile.Check(report, true); err != nil {
+						return fmt.Errorf("--report: %w", err)
+					}
+				}
 			}
 			if err := experiment.CheckDir(out, force); err != nil {
 				return err
+			}
+			if writeReport && reportInOut {
+				if err := atomicfile.Check(report, true); err != nil {
+					return fmt.Errorf("--report: %w", err)
+				}
 			}
 			settings := experiment.DefaultSettings()
 			if quick {
@@ -111,7 +124,7 @@ accuracy experiments.`,
 			}
 			err = experiment.Run(cmd.Context(), cfg, prog, func(res *experiment.TableResult) error {
 				if res.Skipped != "" {
-					fmt.Fprintf(stderr, "dpmc: skipping table %s: %s\n", res.Table, res.Skipped)
+					fmt.Fprintf(stderr, "dpmc: skipping table %s: %s%s\n", res.Table, res.Skipped, movieLensHint(res.Table, dataDir))
 				}
 				if err := experiment.Write(out, res); err != nil {
 					return err
@@ -149,9 +162,36 @@ accuracy experiments.`,
 	return cmd
 }
 
+// movieLensHint says, for a skipped table 6, where an unpacked
+// ml-100k/ (the name the MovieLens archive gives its folder) was found
+// and how to put it where reproduce reads it; "" if none was.
+func movieLensHint(table, dataDir string) string {
+	if table != "6" {
+		return ""
+	}
+	for _, d := range []string{dataDir, "."} {
+		p := filepath.Join(d, "ml-100k")
+		if _, err := os.Stat(filepath.Join(p, "u1.base")); err == nil {
+			return fmt.Sprintf(" (found %s/: reproduce reads %s; rename it, or link it: ln -s %s %s)", p, filepath.Join(dataDir, "movielens-100k"), absOr(p), filepath.Join(dataDir, "movielens-100k"))
+		}
+	}
+	return ""
+}
+
+// absOr returns p made absolute, or p if that fails.
+func absOr(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
 // checkReport refuses to overwrite a report file that dpmc did not write,
 // unless forced.
 func checkReport(path string, force bool) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("--report %s is a directory, want a file name", path)
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) || force {
 		return nil

@@ -257,6 +257,12 @@ func trainNoise(cmd *cobra.Command, fl *trainFlags) (noise.Mechanism, error) {
 }
 
 func runTrain(cmd *cobra.Command, fl *trainFlags) error {
+	if fl.workers < 0 || fl.workers > maxWorkers {
+		return fmt.Errorf("--workers = %d, want in [0, %d] (0: all cores)", fl.workers, maxWorkers)
+	}
+	if err := checkTrainFiles(fl); err != nil {
+		return err
+	}
 	if fl.privacy == "user" {
 		return runTrainUser(cmd, fl)
 	}
@@ -273,9 +279,6 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	init, err := solver.ParseInit(fl.init)
 	if err != nil {
 		return fmt.Errorf("--init: %w", err)
-	}
-	if fl.workers < 0 {
-		return fmt.Errorf("--workers = %d, want ≥ 0", fl.workers)
 	}
 	if fl.force && fl.save == "" {
 		return fmt.Errorf("--force needs --save")
@@ -359,15 +362,8 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 	if err := cmd.Context().Err(); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	// Print first, so that a failing save never costs the summary.
-	if fl.json {
-		err = run.WriteJSON(cmd.OutOrStdout())
-	} else {
-		err = run.WriteText(cmd.OutOrStdout())
-	}
-	if err != nil {
-		return err
-	}
+	// Save first: a summary and privacy report of a model that failed to
+	// save would describe a release that did not happen.
 	if fl.save != "" {
 		if err := cmd.Context().Err(); err != nil {
 			return fmt.Errorf("--save: %w (nothing written)", err)
@@ -379,9 +375,35 @@ func runTrain(cmd *cobra.Command, fl *trainFlags) error {
 		if err := m.SaveContext(cmd.Context(), fl.save, fl.force); err != nil {
 			return fmt.Errorf("--save: %w", err)
 		}
+	}
+	if fl.json {
+		err = run.WriteJSON(cmd.OutOrStdout())
+	} else {
+		err = run.WriteText(cmd.OutOrStdout())
+	}
+	if err != nil {
+		return err
+	}
+	if fl.save != "" {
 		fmt.Fprintf(stderr, "dpmc: wrote the model (format %s version %d, paper mode: every user's factor, no privacy guarantee) to %s\n", model.Format, model.Version, fl.save)
 	}
 	return nil
+}
+
+// maxWorkers bounds --workers, as dpmc audit bounds its own: more
+// goroutines than that gain nothing, and a huge count would be blamed on
+// the memory estimate of --rank.
+const maxWorkers = 4096
+
+// checkTrainFiles refuses, in both modes and before any work, an output
+// (--save, --save-users) that is an input (--data, --test, --items) or
+// the other output, even with --force.
+func checkTrainFiles(fl *trainFlags) error {
+	ins := []namedFile{{"--data", fl.data}, {"--test", fl.test}, {"--items", fl.user.items}}
+	if err := refuseSameFile("--save", fl.save, ins...); err != nil {
+		return err
+	}
+	return refuseSameFile("--save-users", fl.user.saveUsers, append(ins, namedFile{"--save", fl.save})...)
 }
 
 // paperSampler returns the noise a --privacy paper run draws: the discrete

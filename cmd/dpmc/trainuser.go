@@ -279,7 +279,20 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 	if err := cmd.Context().Err(); err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	// Print first, so that a failing save never costs the summary.
+	// Save first: a privacy report of a release that failed to save
+	// would claim a release that did not happen.
+	if fl.save != "" {
+		if err := cmd.Context().Err(); err != nil {
+			return fmt.Errorf("--save: %w (nothing written)", err)
+		}
+		m, err := model.FromUserLevel(res, opts)
+		if err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+		if err := m.SaveContext(cmd.Context(), fl.save, fl.force); err != nil {
+			return fmt.Errorf("--save: %w", err)
+		}
+	}
 	if fl.json {
 		err = s.WriteJSON(cmd.OutOrStdout())
 	} else {
@@ -292,16 +305,6 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		fmt.Fprintln(stderr, "dpmc: warning:", w)
 	}
 	if fl.save != "" {
-		if err := cmd.Context().Err(); err != nil {
-			return fmt.Errorf("--save: %w (nothing written)", err)
-		}
-		m, err := model.FromUserLevel(res, opts)
-		if err != nil {
-			return fmt.Errorf("--save: %w", err)
-		}
-		if err := m.SaveContext(cmd.Context(), fl.save, fl.force); err != nil {
-			return fmt.Errorf("--save: %w", err)
-		}
 		fmt.Fprintf(stderr, "dpmc: wrote the release (what the privacy report covers, nothing per user) to %s\n", fl.save)
 	}
 	if fl.user.saveUsers != "" {

@@ -40,7 +40,9 @@ pipeline (package userdp): test RMSE at every total ε of --epsilons, over
 item-bias model with local user biases and the same pipeline without noise.
 
 It runs on MovieLens 100k (u1.base / u1.test, with its public catalogue of
-items 1–1682) when --data-dir holds movielens-100k/, and always on the
+items 1–1682) when --data-dir (default ./data, ../shared/data, then the
+current folder) holds movielens-100k/ or ml-100k/ (as the archive unpacks),
+and says on stderr when it skips it; and always on the
 MovieLens-1M-shaped generator (synthetic.DefaultRealistic with --users users,
 80/20 split). It writes JSON, PNG and SVG per data set under --out and the
 report --report.`,
@@ -48,9 +50,9 @@ report --report.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runUtility(cmd, &fl) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&fl.dataDir, "data-dir", "", "folder holding movielens-100k/ (default ./data, else ../shared/data; without either, MovieLens 100k is skipped)")
+	f.StringVar(&fl.dataDir, "data-dir", "", "folder holding movielens-100k/ or ml-100k/ (default ./data, else ../shared/data, else the current folder; without it, MovieLens 100k is skipped, as stderr says)")
 	f.StringVar(&fl.out, "out", "results/utility", "folder for the JSON and plots; created if absent, and if not empty it must hold earlier results of dpmc utility (or pass --force)")
-	f.StringVar(&fl.report, "report", "PRIVACY-UTILITY.md", "the Markdown report to write")
+	f.StringVar(&fl.report, "report", "PRIVACY-UTILITY.md", "the Markdown report to write (its folder must exist, unless it is --out)")
 	f.IntVar(&fl.runs, "runs", 5, "unseeded runs per private point (≥ 2)")
 	f.IntVar(&fl.users, "users", 6040, "users of the synthetic data set")
 	f.Var(&fl.epsilons, "epsilons", "total ε values, comma-separated")
@@ -104,13 +106,23 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 	}
 	dir := utilityDataDir(fl.dataDir)
 	if fl.dataDir != "" && dir == "" {
-		return fmt.Errorf("utility: --data-dir %s: no movielens-100k/u1.base there", fl.dataDir)
+		return fmt.Errorf("utility: --data-dir %s: no movielens-100k/u1.base or ml-100k/u1.base there", fl.dataDir)
+	}
+	// The report's folder must exist (it is not created), unless it is
+	// --out, which utility.CheckDir creates.
+	reportInOut := filepath.Clean(filepath.Dir(fl.report)) == filepath.Clean(fl.out)
+	if !reportInOut {
+		if err := atomicfile.Check(fl.report, true); err != nil {
+			return fmt.Errorf("utility: --report: %w", err)
+		}
 	}
 	if err := utility.CheckDir(fl.out, fl.force); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(fl.report), 0o755); err != nil {
-		return fmt.Errorf("utility: --report: %w", err)
+	if reportInOut {
+		if err := atomicfile.Check(fl.report, true); err != nil {
+			return fmt.Errorf("utility: --report: %w", err)
+		}
 	}
 	progress := func(s string) { fmt.Fprintln(stderr, "dpmc: utility:", s) }
 	var configs []utility.Config
@@ -125,7 +137,7 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 		}
 		configs = append(configs, utility.Config{Name: "MovieLens 100k (u1.base / u1.test)", Train: tr, Test: te, Catalogue: cat})
 	} else {
-		progress("MovieLens 100k not found under --data-dir, ./data or ../shared/data: skipped")
+		progress("MovieLens 100k skipped: no movielens-100k/u1.base or ml-100k/u1.base in ./data, ../shared/data or . (give the folder holding it with --data-dir)")
 	}
 	syn := synthetic.DefaultRealistic(fl.users, 1)
 	d, err := syn.Generate()
@@ -211,17 +223,20 @@ func runAblation(cmd *cobra.Command, fl *utilityFlags, configs []utility.Config,
 	return nil
 }
 
-// utilityDataDir returns the movielens-100k folder under dir, ./data or
-// ../shared/data, or "" if none holds u1.base.
+// utilityDataDir returns the MovieLens 100k folder (movielens-100k/ or,
+// as the archive unpacks, ml-100k/) under dir, or without dir under
+// ./data, ../shared/data or the current folder; "" if none holds u1.base.
 func utilityDataDir(dir string) string {
 	cands := []string{dir}
 	if dir == "" {
-		cands = []string{"data", filepath.Join("..", "shared", "data")}
+		cands = []string{"data", filepath.Join("..", "shared", "data"), "."}
 	}
 	for _, c := range cands {
-		p := filepath.Join(c, "movielens-100k")
-		if _, err := os.Stat(filepath.Join(p, "u1.base")); err == nil {
-			return p
+		for _, name := range []string{"movielens-100k", "ml-100k"} {
+			p := filepath.Join(c, name)
+			if _, err := os.Stat(filepath.Join(p, "u1.base")); err == nil {
+				return p
+			}
 		}
 	}
 	return ""

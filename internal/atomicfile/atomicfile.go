@@ -15,7 +15,66 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
+
+// live is the set of temporary files being written, so that a process
+// that must exit while a write is still in progress (a signal arrived and
+// some goroutine is blocked in a read or write that cannot be cancelled,
+// such as opening a FIFO nobody writes) can remove them: see
+// RemoveTemporary. It is the package's only mutable global state, and it
+// has to be global: os.Exit runs no deferred function and the exiting
+// goroutine holds no reference to the writes of the others.
+var live = struct {
+	sync.Mutex
+	files  map[string]struct{}
+	closed bool // set by RemoveTemporary: no new temporary file after it
+}{files: make(map[string]struct{})}
+
+// ErrExiting is wrapped by the error Write returns when RemoveTemporary
+// has been called: the process is exiting and takes no new output.
+var ErrExiting = errors.New("the process is exiting")
+
+// createTemp creates a temporary file in dir, as os.CreateTemp, and
+// records it in live; the returned function forgets it (call it once the
+// file is renamed or removed).
+func createTemp(dir, pattern string) (*os.File, func(), error) {
+	live.Lock()
+	defer live.Unlock()
+	if live.closed {
+		return nil, nil, ErrExiting
+	}
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := f.Name()
+	live.files[name] = struct{}{}
+	return f, func() {
+		live.Lock()
+		delete(live.files, name)
+		live.Unlock()
+	}, nil
+}
+
+// RemoveTemporary removes the temporary file of every write in progress
+// and makes every later Write fail with ErrExiting. A command calls it
+// just before exiting with writes still running (after a signal, when
+// they did not stop in time): their targets are left as they were. It
+// returns the files it could not remove.
+func RemoveTemporary() []string {
+	live.Lock()
+	defer live.Unlock()
+	live.closed = true
+	var left []string
+	for name := range live.files {
+		if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			left = append(left, name)
+		}
+		delete(live.files, name)
+	}
+	return left
+}
 
 // ErrExists is wrapped by the error Write returns when path exists and
 // overwriting was not asked for.
@@ -69,7 +128,7 @@ func Write(path string, overwrite bool, fn func(w io.Writer) error) (err error) 
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, forget, err := createTemp(dir, "."+base+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("creating temporary file for %s: %w", path, err)
 	}
@@ -78,6 +137,7 @@ func Write(path string, overwrite bool, fn func(w io.Writer) error) (err error) 
 			f.Close()
 			os.Remove(f.Name())
 		}
+		forget()
 	}()
 	bw := bufio.NewWriterSize(f, 1<<16)
 	if err := fn(bw); err != nil {
@@ -220,10 +280,30 @@ func Check(path string, overwrite bool) error {
 	} else if !st.IsDir() {
 		return fmt.Errorf("%s: %s is not a directory", path, dir)
 	}
-	f, err := os.CreateTemp(dir, "."+base+".check-*")
+	f, forget, err := createTemp(dir, "."+base+".check-*")
 	if err != nil {
 		return fmt.Errorf("%s: cannot create files in %s: %w", path, dir, err)
 	}
+	defer forget()
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// Same reports whether writing to out would replace or overwrite the
+// existing file in: both exist and are one regular file (os.SameFile:
+// the same path, or through a symbolic or a hard link). A device or pipe
+// is never the same (it is written in place and holds nothing to lose),
+// and neither is an out that does not exist yet. Commands use it to
+// refuse an output that names one of their inputs, even when asked to
+// overwrite.
+func Same(out, in string) bool {
+	if out == "" || in == "" {
+		return false
+	}
+	so, err := os.Stat(out)
+	if err != nil || !so.Mode().IsRegular() {
+		return false
+	}
+	si, err := os.Stat(in)
+	return err == nil && os.SameFile(so, si)
 }

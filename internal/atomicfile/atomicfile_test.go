@@ -122,3 +122,92 @@ func TestWriteContext(t *testing.T) {
 		})
 	}
 }
+
+// RemoveTemporary removes the temporary file of a write still in
+// progress (what dpmc does when a signal arrives and a write does not
+// stop in time), the write then fails without creating its target, and
+// every later write fails with ErrExiting.
+func TestRemoveTemporary(t *testing.T) {
+	defer func() { live.Lock(); live.closed = false; live.Unlock() }()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.txt")
+	inside, resume := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- Write(path, false, func(w io.Writer) error {
+			io.WriteString(w, "partial")
+			close(inside)
+			<-resume
+			return nil
+		})
+	}()
+	<-inside
+	tmp, _ := filepath.Glob(filepath.Join(dir, ".out.txt.tmp-*"))
+	if len(tmp) != 1 {
+		t.Fatalf("temporary files during the write: %v, want one", tmp)
+	}
+	if left := RemoveTemporary(); len(left) != 0 {
+		t.Errorf("RemoveTemporary left %v", left)
+	}
+	if _, err := os.Stat(tmp[0]); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("temporary file after RemoveTemporary: %v", err)
+	}
+	close(resume)
+	if err := <-done; err == nil {
+		t.Error("the interrupted write succeeded")
+	}
+	if err := Write(path, false, func(w io.Writer) error { return nil }); !errors.Is(err, ErrExiting) {
+		t.Errorf("Write after RemoveTemporary: %v, want ErrExiting", err)
+	}
+	if err := Check(path, false); err == nil {
+		t.Error("Check after RemoveTemporary: nil error")
+	}
+	if all, _ := filepath.Glob(filepath.Join(dir, "*")); len(all) != 0 {
+		t.Errorf("left behind: %v", all)
+	}
+	hidden, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	if len(hidden) != 0 {
+		t.Errorf("left behind: %v", hidden)
+	}
+}
+
+// Same finds an input behind every name: the path itself, another
+// spelling of it, a symbolic link and a hard link; not another file, a
+// file that does not exist, or a device.
+func TestSame(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.txt")
+	other := filepath.Join(dir, "other.txt")
+	for _, p := range []string{in, other} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sym, hard := filepath.Join(dir, "sym"), filepath.Join(dir, "hard")
+	if err := os.Symlink(in, sym); err != nil {
+		t.Skip(err)
+	}
+	if err := os.Link(in, hard); err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		out  string
+		want bool
+	}{
+		{in, true},
+		{filepath.Join(dir, ".", "x", "..", "in.txt"), true},
+		{sym, true},
+		{hard, true},
+		{other, false},
+		{filepath.Join(dir, "new.txt"), false},
+		{"", false},
+		{os.DevNull, false},
+	} {
+		if got := Same(c.out, in); got != c.want {
+			t.Errorf("Same(%q, in) = %v, want %v", c.out, got, c.want)
+		}
+	}
+	if Same(os.DevNull, os.DevNull) {
+		t.Errorf("Same(%s, %[1]s) = true, want false (a device holds nothing to lose)", os.DevNull)
+	}
+}

@@ -15,12 +15,14 @@ import (
 	"maps"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/dpmc/dpmc/beam/pipeline"
+	"github.com/dpmc/dpmc/internal/atomicfile"
 )
 
 func main() {
@@ -30,17 +32,22 @@ func main() {
 	beam.Init()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, &f); err != nil {
+	set := map[string]bool{}
+	flag.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if err := run(ctx, &f, func(name string) bool { return set[name] }); err != nil {
 		fmt.Fprintln(os.Stderr, "dpmc-beam:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, f *pipeline.Flags) error {
-	set := map[string]bool{}
-	flag.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
-	cfg, err := f.Config(func(name string) bool { return set[name] })
+// run checks the flags (changed says which were given) and the output,
+// runs the pipeline and prints the privacy report.
+func run(ctx context.Context, f *pipeline.Flags, changed func(string) bool) error {
+	cfg, err := f.Config(changed)
 	if err != nil {
+		return err
+	}
+	if err := checkSave(cfg.Save, cfg.Force, cfg.Files, f.Items); err != nil {
 		return err
 	}
 	if cfg.Options.Seeded {
@@ -60,4 +67,31 @@ func run(ctx context.Context, f *pipeline.Flags) error {
 	}
 	fmt.Fprintf(os.Stderr, "dpmc-beam: wrote the release (what the privacy report covers, nothing per user) to %s\n", cfg.Save)
 	return pipeline.PrintReport(os.Stdout, cfg.Save, strings.EqualFold(f.Output, "json"))
+}
+
+// checkSave checks a local --save before the pipeline starts, so that a
+// bad one costs no run and gives one clean error instead of the runner's
+// dump: it must not be one of the inputs (data, the resolved --data files;
+// items, the --items catalogue), even with force; without force it must
+// not exist; its folder must exist and take a new file
+// (atomicfile.Check). A remote path (gs://…) is left to the runner.
+func checkSave(save string, force bool, data []string, items string) error {
+	if strings.Contains(save, "://") {
+		return nil
+	}
+	same := func(in string) bool {
+		return in != "" && (filepath.Clean(save) == filepath.Clean(in) || atomicfile.Same(save, in))
+	}
+	if same(items) {
+		return fmt.Errorf("--save %s is the same file as --items %s: an output never replaces an input, even with --force", save, items)
+	}
+	for _, in := range data {
+		if same(in) {
+			return fmt.Errorf("--save %s is the same file as --data %s: an output never replaces an input, even with --force", save, in)
+		}
+	}
+	if err := atomicfile.Check(save, force); err != nil {
+		return fmt.Errorf("--save: %w", err)
+	}
+	return nil
 }

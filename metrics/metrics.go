@@ -201,6 +201,7 @@ type ranker struct {
 }
 
 func newRanker(cols, k int) *ranker {
+	k = min(k, cols) // a k beyond the items would only allocate
 	return &ranker{rated: make([]bool, cols), relevant: make([]bool, cols), top: make(topK, 0, k), best: make([]Scored, 0, k), hits: make([]bool, 0, k)}
 }
 
@@ -358,12 +359,12 @@ func (h *topK) sortedInto(dst []Scored) []Scored {
 
 // TopK returns the k best of n items scored by score, best first (ties:
 // lower index first), skipping the items for which skip returns true (nil
-// skips none).
+// skips none). A k above n returns at most n items and allocates for n.
 func TopK(n, k int, score func(j int) float64, skip func(j int) bool) []Scored {
-	if k <= 0 {
+	if k <= 0 || n <= 0 {
 		return nil
 	}
-	h := make(topK, 0, k)
+	h := make(topK, 0, min(k, n))
 	for j := range n {
 		if skip == nil || !skip(j) {
 			h.offer(Scored{j, score(j)}, k)

@@ -111,6 +111,18 @@ func TestTopK(t *testing.T) {
 	}
 }
 
+// TestTopKHugeK: a k far above the number of items (math.MaxInt, as a
+// caller's flag may give) returns every item, without allocating for k.
+func TestTopKHugeK(t *testing.T) {
+	s := []float64{1, 3, 2}
+	for _, k := range []int{4, 1 << 43, math.MaxInt} {
+		got := TopK(len(s), k, func(j int) float64 { return s[j] }, nil)
+		if len(got) != 3 || got[0].Item != 1 || got[2].Item != 0 {
+			t.Errorf("k = %d: TopK = %v", k, got)
+		}
+	}
+}
+
 // TestTopKMatchesSort holds TopK to a full sort by Before, on scores with
 // many ties, for k below, at and above the number of items kept.
 func TestTopKMatchesSort(t *testing.T) {

@@ -46,6 +46,7 @@ type Plan struct {
 	noise   noiseScales
 	key     *[32]byte
 	decided bool
+	rank    rankPlan // the ranking objective's noise (rankplan.go)
 }
 
 // noiseScales are the σ of every release, 0 without noise.
@@ -76,6 +77,9 @@ func (p *Plan) Decide(users float64) error {
 		return errors.New("userdp: Plan.Decide called twice")
 	}
 	p.decided = true
+	if p.opts.Objective == ObjectiveRanking {
+		return p.planRanking(users)
+	}
 	p.decideFactors(users)
 	return p.planRest()
 }
@@ -270,7 +274,7 @@ func (p *Plan) plan() error {
 	B0 := (o.Max - o.Min) / 2
 	s := o.Shares
 	var err error
-	if math.IsNaN(o.Center) {
+	if math.IsNaN(o.Center) && o.Objective != ObjectiveRanking {
 		if p.noise.meanSum, err = p.calibrate("global mean: sum of users' mean ratings minus the scale's midpoint", B0, 1, s.Mean/2, 1); err != nil {
 			return err
 		}

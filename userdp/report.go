@@ -126,6 +126,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.NoNoise {
 		p("privacy:    NONE — %s", r.Guarantee)
 		p("            items: %s; centre: %s; factors: %s", r.Items, r.Center, r.Factors)
+		if r.Ranking != "" {
+			p("            ranking: %s", r.Ranking)
+		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}

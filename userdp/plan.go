@@ -69,7 +69,10 @@ func NewPlan(opts Options) (*Plan, error) {
 }
 
 // Decide applies the AutoFactors rule to the released number of users
-// (ReleaseMean's second result) and calibrates the remaining releases.
+// (ReleaseMean's second result) and calibrates the remaining releases;
+// for the ranking objective (users from ReleaseUsers) it splits the rest
+// between the positive counts and the head Gram, or applies the
+// fallback (see the package documentation).
 // It must be called once, before any method that releases counts, biases
 // or factors; a second call returns an error.
 func (p *Plan) Decide(users float64) error {

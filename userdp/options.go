@@ -138,6 +138,22 @@ type Options struct {
 	Min float64 `json:"min"`
 	Max float64 `json:"max"`
 
+	// Objective is what the pipeline fits: ObjectiveRating (the zero
+	// value: ratings) or ObjectiveRanking (a top-k ranking model,
+	// Result.Ranking). The ranking objective releases the number of
+	// users (with Shares.Mean), positive counts and a head Gram (with the
+	// rest, split by Ranking.CountShare); it ignores Center, the other
+	// Shares and the rating model's options.
+	Objective Objective `json:"-"`
+	// Positive is the public rating threshold of the ranking objective,
+	// in rating units: a rating ≥ Positive is a positive. Defaults sets
+	// DefaultPositive(Min, Max) (4 on 1–5); math.Inf(-1) makes every rated
+	// pair a positive (implicit data: clicks, plays, purchases). NaN and
+	// +Inf are refused with the ranking objective.
+	Positive float64 `json:"-"`
+	// Ranking tunes the ranking objective (unused otherwise).
+	Ranking RankingOptions `json:"ranking"`
+
 	// Items is the public item catalogue (external IDs). Nil means private
 	// selection: an item is released only if its noisy weighted count of
 	// raters clears a threshold set from δ.
@@ -292,6 +308,8 @@ func Defaults(epsilon, delta, min, max float64) Options {
 		TailCount:           5,
 		AutoFactors:         true,
 		AutoFactorThreshold: 25000,
+		Positive:            DefaultPositive(min, max),
+		Ranking:             defaultRanking(),
 	}
 	if math.IsInf(epsilon, 1) {
 		o.NoNoise = true
@@ -456,6 +474,9 @@ func (o *Options) validate() error {
 	case o.Workers < 0:
 		return bad("workers = %d, want ≥ 0", o.Workers)
 	}
+	if err := o.validateRanking(); err != nil {
+		return err
+	}
 	if !math.IsNaN(o.Center) && (!finite(o.Center) || o.Center < o.Min || o.Center > o.Max) {
 		return bad("center = %v, want a number in the rating range [%v, %v]", o.Center, o.Min, o.Max)
 	}
@@ -527,7 +548,9 @@ func (o *Options) validate() error {
 
 // MarshalJSON encodes o with "center" null when no public centre is set
 // and "epsilon" null for the non-private pipeline, since JSON has no NaN
-// or infinity; "weights" is the name of the weighting rule.
+// or infinity; "weights" is the name of the weighting rule, "objective"
+// the objective's, and "positive" null for implicit data (every pair a
+// positive).
 func (o Options) MarshalJSON() ([]byte, error) {
 	type plain Options
 	finite := func(x float64) *float64 {
@@ -542,5 +565,9 @@ func (o Options) MarshalJSON() ([]byte, error) {
 		Center  *float64 `json:"center"`
 		Weights string   `json:"weights"`
 		Sampler string   `json:"sampler"`
-	}{plain(o), finite(o.Epsilon), finite(o.Center), o.Weights.String(), o.Sampler.String()})
+		// Objective is the objective's name; Positive is null when every
+		// pair is a positive (-Inf).
+		Objective string   `json:"objective"`
+		Positive  *float64 `json:"positive"`
+	}{plain(o), finite(o.Epsilon), finite(o.Center), o.Weights.String(), o.Sampler.String(), o.Objective.String(), finite(o.Positive)})
 }

@@ -46,6 +46,7 @@ type Plan struct {
 	noise   noiseScales
 	key     *[32]byte
 	decided bool
+	rank    rankPlan // the ranking objective's noise (rankplan.go)
 }
 
 // noiseScales are the σ of every release, 0 without noise.
@@ -68,7 +69,10 @@ func NewPlan(opts Options) (*Plan, error) {
 }
 
 // Decide applies the AutoFactors rule to the released number of users
-// (ReleaseMean's second result) and calibrates the remaining releases.
+// (ReleaseMean's second result) and calibrates the remaining releases;
+// for the ranking objective (users from ReleaseUsers) it splits the rest
+// between the positive counts and the head Gram, or applies the
+// fallback (see the package documentation).
 // It must be called once, before any method that releases counts, biases
 // or factors; a second call returns an error.
 func (p *Plan) Decide(users float64) error {
@@ -76,6 +80,9 @@ func (p *Plan) Decide(users float64) error {
 		return errors.New("userdp: Plan.Decide called twice")
 	}
 	p.decided = true
+	if p.opts.Objective == ObjectiveRanking {
+		return p.planRanking(users)
+	}
 	p.decideFactors(users)
 	return p.planRest()
 }
@@ -270,7 +277,7 @@ func (p *Plan) plan() error {
 	B0 := (o.Max - o.Min) / 2
 	s := o.Shares
 	var err error
-	if math.IsNaN(o.Center) {
+	if math.IsNaN(o.Center) && o.Objective != ObjectiveRanking {
 		if p.noise.meanSum, err = p.calibrate("global mean: sum of users' mean ratings minus the scale's midpoint", B0, 1, s.Mean/2, 1); err != nil {
 			return err
 		}

@@ -35,6 +35,9 @@ type Report struct {
 	Center string `json:"center"`
 	// Factors says whether factors were released and why.
 	Factors string `json:"factors"`
+	// Ranking says what the ranking objective released and why (empty
+	// for the rating objective).
+	Ranking string `json:"ranking,omitempty"`
 	// Sampler is the noise sampler: "discrete" (exact discrete Gaussian
 	// on a grid, zCDP accounting) or "float" (seeded experiments only,
 	// μ-GDP accounting); empty without noise.
@@ -123,6 +126,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.NoNoise {
 		p("privacy:    NONE — %s", r.Guarantee)
 		p("            items: %s; centre: %s; factors: %s", r.Items, r.Center, r.Factors)
+		if r.Ranking != "" {
+			p("            ranking: %s", r.Ranking)
+		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -134,6 +140,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	p("            centre: %s", r.Center)
 	p("            factors: %s", r.Factors)
+	if r.Ranking != "" {
+		p("            ranking: %s", r.Ranking)
+	}
 	if r.Sampler == SamplerDiscrete.String() {
 		p("            noise: exact discrete Gaussian on a grid γℤ per release (every released number is a multiple of its γ); Δ₂ includes the rounding")
 	} else {

@@ -47,6 +47,13 @@ type Result struct {
 	// UserLambdaPerRating is added to UserLambda once per rating the user
 	// fits (ALS-WR scaling of the user ridge).
 	UserLambdaPerRating float64
+	// Ranking is the released ranking model of the ranking objective
+	// (Options.Objective = ObjectiveRanking), nil for the rating
+	// objective. With it the rating part is empty: Rank 0, V nil, Mu the
+	// scale's midpoint, ItemBias zero and TailBias 0 (nothing about
+	// ratings is released), and Counts are the positive counts
+	// (Ranking.Counts).
+	Ranking *Ranking
 	// Report says what was released with which noise and what it
 	// guarantees.
 	Report *Report
@@ -105,6 +112,9 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	t := &trainer{Plan: plan, workers: opts.Workers}
 	if t.workers == 0 {
 		t.workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Objective == ObjectiveRanking {
+		return trainRanking(ctx, t, d)
 	}
 	t.prepare(d)
 	t.progress(fmt.Sprintf("prepared %d users over %d candidate items (exact counts of the data: evaluation only, not released)", t.users, len(t.candIDs)))

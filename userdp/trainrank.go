@@ -1,0 +1,367 @@
+package userdp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/dpmc/dpmc/ratings"
+	"gonum.org/v1/gonum/mat"
+)
+
+// rankTrainer holds one ranking run's state. Users are in the canonical
+// order of their IDs, candidate items in the canonical order of theirs,
+// and each user's positives in the order of the items, so every sum runs
+// in an order fixed by the IDs alone (see Plan).
+type rankTrainer struct {
+	*trainer
+	userIDs []string
+	// off and pos hold each user's contributed positives: user i's are
+	// the candidate indices pos[off[i]:off[i+1]], ascending.
+	off []int
+	pos []int32
+}
+
+// trainRanking is Train for the ranking objective (Options.Objective).
+func trainRanking(ctx context.Context, t *trainer, d *ratings.Dataset) (*Result, error) {
+	rt := &rankTrainer{trainer: t}
+	rt.prepare(d)
+	t.progress(fmt.Sprintf("prepared %d users' %d contributed positives over %d candidate items (exact counts: evaluation only, not released)", t.users, len(rt.pos), len(t.candIDs)))
+
+	// (0) the number of users with a contributed positive, Δ₂ = 1.
+	n := 0
+	for i := range t.users {
+		if rt.off[i+1] > rt.off[i] {
+			n++
+		}
+	}
+	users := t.ReleaseUsers(float64(n))
+	if err := t.Decide(users); err != nil {
+		return nil, err
+	}
+	// (1) positive counts c_j = Σ_u x_uj/√n_u, Δ₂ = 1; private selection.
+	counts, present := rt.positiveCounts()
+	rs := t.newStreams()
+	for c := range counts {
+		counts[c] = t.releaseCount(t.candIDs[c], counts[c], rs)
+	}
+	model, mcounts := t.selectItems(counts, present)
+	t.progress(fmt.Sprintf("released %d items", len(model)))
+	o := t.opts
+	res := &Result{
+		Mu: (o.Min + o.Max) / 2, Min: o.Min, Max: o.Max,
+		UserLambda: o.UserLambda, UserBiasLambda: o.UserBiasLambda,
+		UserLambdaPerRating: o.UserLambdaPerRating,
+		Report:              t.report,
+		Evaluation:          t.eval,
+		ItemIDs:             make([]string, len(model)),
+		ItemBias:            make([]float64, len(model)),
+		Counts:              mcounts,
+	}
+	for j, c := range model {
+		res.ItemIDs[j] = t.candIDs[c]
+	}
+	rk := &Ranking{Counts: mcounts, HeadRow: make([]int32, len(model)), Fallback: t.rank.fallback}
+	res.Ranking = rk
+	for j := range rk.HeadRow {
+		rk.HeadRow[j] = -1
+	}
+	if t.rank.fallback || (!o.NoNoise && t.rank.gram.sigma == 0) {
+		return res, ctx.Err()
+	}
+	// (2) the Gram over the M head items, Δ₂ = 1.
+	m := t.rankHeadSize(users, len(model))
+	if m < 2 {
+		return res, ctx.Err()
+	}
+	order := make([]int, len(model))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(mcounts[b], mcounts[a]) })
+	head := order[:m]
+	slices.Sort(head)
+	headIDs := make([]string, m)
+	for r, j := range head {
+		rk.HeadRow[j] = int32(r)
+		headIDs[r] = res.ItemIDs[j]
+	}
+	toRow := make([]int32, len(t.candIDs))
+	for c := range toRow {
+		toRow[c] = -1
+	}
+	for j, c := range model {
+		toRow[c] = rk.HeadRow[j]
+	}
+	g, err := rt.gram(ctx, toRow, m)
+	if err != nil {
+		return nil, err
+	}
+	t.progress(fmt.Sprintf("summed the positives Gram over %d head items", m))
+	if err := rt.releaseGram(ctx, g, m, headIDs); err != nil {
+		return nil, err
+	}
+	if err := rt.components(rk, g, m); err != nil {
+		return nil, err
+	}
+	t.report.Ranking += fmt.Sprintf(": M = %d head items, k = %d components", m, rk.K)
+	t.progress(fmt.Sprintf("released the ranking: M = %d head items, k = %d components", m, rk.K))
+	return res, ctx.Err()
+}
+
+// prepare orders the users and candidate items canonically and draws each
+// user's contributed positives: the ratings ≥ Positive of candidate
+// items, a uniform random MaxItemsPerUser-subset of them beyond that
+// (Plan.Subset, keyed by the user's ID; all of them without noise).
+func (rt *rankTrainer) prepare(d *ratings.Dataset) {
+	t := rt.trainer
+	x := d.Ratings
+	t.users = x.Rows()
+	if t.opts.Items != nil {
+		t.candIDs = slices.Clone(t.opts.Items)
+	} else {
+		t.candIDs = make([]string, x.Cols())
+		for j := range t.candIDs {
+			t.candIDs[j] = d.Items.ID(j)
+		}
+	}
+	slices.SortFunc(t.candIDs, CompareIDs)
+	idx := make(map[string]int32, len(t.candIDs))
+	for k, id := range t.candIDs {
+		idx[id] = int32(k)
+	}
+	colToCand := make([]int32, x.Cols())
+	for j := range colToCand {
+		c, ok := idx[d.Items.ID(j)]
+		if !ok {
+			c = -1
+			_, vals := x.Col(j)
+			t.eval.DroppedOutsideCatalogue += vals.Len()
+		}
+		colToCand[j] = c
+	}
+	if t.opts.Items == nil {
+		t.eval.DroppedOutsideCatalogue = 0
+	}
+	rows := make([]int32, t.users)
+	for i := range rows {
+		rows[i] = int32(i)
+	}
+	slices.SortFunc(rows, func(a, b int32) int { return CompareIDs(d.Users.ID(int(a)), d.Users.ID(int(b))) })
+	rt.userIDs = make([]string, t.users)
+	rt.off = make([]int, t.users+1)
+	rt.pos = make([]int32, 0, x.Len())
+	rs := t.newStreams()
+	var buf []int
+	var tmp []int32
+	thr := t.opts.Positive
+	for i, row := range rows {
+		id := d.Users.ID(int(row))
+		rt.userIDs[i] = id
+		items, vals := x.Row(int(row))
+		tmp = tmp[:0]
+		for k, j := range items {
+			if c := colToCand[j]; c >= 0 && vals.At(k) >= thr {
+				tmp = append(tmp, c)
+			}
+		}
+		slices.Sort(tmp)
+		sub := t.subset(id, len(tmp), rs, buf)
+		if sub == nil {
+			rt.pos = append(rt.pos, tmp...)
+		} else {
+			buf = sub
+			for _, q := range sub {
+				rt.pos = append(rt.pos, tmp[q])
+			}
+		}
+		rt.off[i+1] = len(rt.pos)
+	}
+}
+
+// positiveCounts returns the exact positive count of every candidate
+// item, c_j = Σ_u x_uj/√n_u over the users' n_u contributed positives
+// (users in canonical order), and whether some contributed positive
+// reaches it (see Plan.Selected).
+func (rt *rankTrainer) positiveCounts() (counts []float64, present []bool) {
+	t := rt.trainer
+	counts = make([]float64, len(t.candIDs))
+	present = make([]bool, len(t.candIDs))
+	for i := range t.users {
+		l := rt.pos[rt.off[i]:rt.off[i+1]]
+		if len(l) == 0 {
+			continue
+		}
+		w := 1 / math.Sqrt(float64(len(l)))
+		for _, c := range l {
+			counts[c] += w
+			present[c] = true
+		}
+	}
+	return counts, present
+}
+
+// gram returns the exact Gram G = Σ_u ω_u·x_u·x_uᵀ over the m head items
+// (toRow maps a candidate item to its head row, −1 off the head), upper
+// triangle of an m × m row-major array: x_u is user u's 0/1 vector of
+// contributed positives in the head, capped at MaxHeadPositives (a
+// uniform random subset beyond, drawn from the user's stream; no cap
+// without noise), m_u their number and ω_u = √(2/(m_u(m_u+1))).
+//
+// Workers own the rows r with r mod workers = w and add, user by user in
+// canonical order, only to their rows, so every entry is summed in the
+// same order whatever the number of workers; no user's work allocates.
+func (rt *rankTrainer) gram(ctx context.Context, toRow []int32, m int) ([]float64, error) {
+	t := rt.trainer
+	o := &t.opts
+	off := make([]int, t.users+1)
+	rows := make([]int32, 0, len(rt.pos))
+	omega := make([]float64, t.users)
+	rs := t.newStreams()
+	capM := o.Ranking.MaxHeadPositives
+	var perm []int
+	for i := range t.users {
+		start := len(rows)
+		for _, c := range rt.pos[rt.off[i]:rt.off[i+1]] {
+			if r := toRow[c]; r >= 0 {
+				rows = append(rows, r) // ascending: head rows follow candidate order
+			}
+		}
+		l := rows[start:]
+		if n := len(l); n > capM && !o.NoNoise {
+			perm = drawSubset(rs.rand(phaseRankCap, 0, rt.userIDs[i]), n, capM, perm)
+			for q, k := range perm {
+				l[q] = l[k] // perm ascending, k ≥ q: in place
+			}
+			rows = rows[:start+capM]
+			l = rows[start:]
+		}
+		if n := float64(len(l)); n > 0 {
+			omega[i] = math.Sqrt(2 / (n * (n + 1)))
+		}
+		off[i+1] = len(rows)
+	}
+	g := make([]float64, m*m)
+	workers := max(1, min(t.workers, m))
+	err := t.parallelN(ctx, workers, func(w int) {
+		for i := range t.users {
+			l := rows[off[i]:off[i+1]]
+			om := omega[i]
+			for a, ra := range l {
+				if int(ra)%workers != w {
+					continue
+				}
+				row := g[int(ra)*m : int(ra+1)*m]
+				for _, rb := range l[a:] {
+					row[rb] += om
+				}
+			}
+		}
+	})
+	return g, err
+}
+
+// drawSubset returns k of the positions 0…n−1, ascending, uniformly at
+// random from r (a partial Fisher–Yates shuffle), in buf's storage.
+func drawSubset(r interface{ IntN(int) int }, n, k int, buf []int) []int {
+	pos := slices.Grow(buf[:0], n)[:n]
+	for q := range pos {
+		pos[q] = q
+	}
+	for q := range k {
+		s := q + r.IntN(n-q)
+		pos[q], pos[s] = pos[s], pos[q]
+	}
+	pos = pos[:k]
+	slices.Sort(pos)
+	return pos
+}
+
+// releaseGram adds the Gram's noise to the upper triangle of g (m × m):
+// row r's entries from the stream (phaseRankGram, 0, ids[r]) of the row's
+// head item, in column order.
+func (rt *rankTrainer) releaseGram(ctx context.Context, g []float64, m int, ids []string) error {
+	t := rt.trainer
+	if t.opts.NoNoise {
+		return nil
+	}
+	ss := make([]*streams, t.workers)
+	for w := range ss {
+		ss[w] = t.newStreams()
+	}
+	return t.parallel(ctx, m, func(w, r int) {
+		rnd := ss[w].rand(phaseRankGram, 0, ids[r])
+		row := g[r*m : (r+1)*m]
+		for b := r; b < m; b++ {
+			row[b] = t.rank.gram.add(row[b], rnd)
+		}
+	})
+}
+
+// components fills rk's V, K, Weights, Eigenvalues and Edge from the
+// noisy Gram g (upper triangle, m × m; post-processing): the top
+// eigenvectors whose eigenvalue clears the noise's bulk edge 2σ_G√m (at
+// most Components; exactly min(Components, m) without noise), each
+// weighted by w = max(0, 1 − mσ_G²/θ²), θ = (λ + √(λ² − 4mσ_G²))/2 — the
+// squared cosine between a spiked eigenvector and its noisy estimate
+// under Wigner noise of entry variance σ_G².
+func (rt *rankTrainer) components(rk *Ranking, g []float64, m int) error {
+	t := rt.trainer
+	o := &t.opts
+	sym := mat.NewSymDense(m, g) // reads the upper triangle
+	var eig mat.EigenSym
+	if !eig.Factorize(sym, true) {
+		return errors.New("userdp: eigendecomposition of the ranking Gram failed")
+	}
+	vals := eig.Values(nil) // ascending
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	sigma := t.rank.gram.sigma
+	k := min(o.Ranking.Components, m)
+	if !o.NoNoise {
+		rk.Edge = 2 * sigma * math.Sqrt(float64(m))
+		above := 0
+		for c := m - 1; c >= 0 && vals[c] > rk.Edge; c-- {
+			above++
+		}
+		k = min(k, above)
+	}
+	rk.K = k
+	rk.V = make([]float64, m*k)
+	rk.Weights = make([]float64, k)
+	rk.Eigenvalues = make([]float64, k)
+	ms2 := float64(m) * sigma * sigma
+	for c := range k {
+		col := m - 1 - c
+		l := vals[col]
+		rk.Eigenvalues[c] = l
+		w := 1.0
+		if !o.NoNoise {
+			th := (l + math.Sqrt(math.Max(l*l-4*ms2, 0))) / 2
+			w = math.Max(0, 1-ms2/(th*th))
+		}
+		rk.Weights[c] = w
+		for r := range m {
+			rk.V[r*k+c] = vecs.At(r, col)
+		}
+	}
+	return nil
+}
+
+// parallelN runs fn(w) for w in [0, workers) concurrently and waits.
+func (t *trainer) parallelN(ctx context.Context, workers int, fn func(w int)) error {
+	done := make(chan struct{}, workers)
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			fn(w)
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	return ctx.Err()
+}

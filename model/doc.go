@@ -28,9 +28,9 @@
 // # Pairs files
 //
 // LoadPairs and LoadHistories read files of (user, item) pairs and users'
-// own ratings through package ratings (ratings.Scan): exactly as dpmc train
-// reads its data, in any of its formats, plus lists of pairs without
-// ratings. Give them the model's rating range (Min, Max in
+// own ratings through package ratings (ratings.Scan and, for histories,
+// the compact loader train uses): exactly as dpmc train reads its data,
+// in any of its formats, plus lists of pairs without ratings. Give them the model's rating range (Min, Max in
 // ratings.Options) so that a rating outside it is refused. A pair listed
 // twice is an error naming both lines unless the format averages repeated
 // pairs (SweetRS). PredictPairs scores pairs; EvaluatePairs measures rated

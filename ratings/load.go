@@ -150,6 +150,26 @@ func Read(r io.Reader, name string, opts Options) (*Dataset, error) {
 	return read(r, name, opts, nil, defaultConfig())
 }
 
+// LoadContext is Load, stopped when ctx is done (see ReadContext).
+func LoadContext(ctx context.Context, path string, opts Options) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("ratings: %w", err)
+	}
+	defer f.Close()
+	return ReadContext(ctx, f, path, opts)
+}
+
+// ReadContext is Read, stopped when ctx is done: ctx is looked at every
+// 1024 records (every chunk of some 256 KiB where the file is parsed in
+// parallel), and once it is done ReadContext returns an error naming the
+// file and line and wrapping ctx.Err().
+func ReadContext(ctx context.Context, r io.Reader, name string, opts Options) (*Dataset, error) {
+	cfg := defaultConfig()
+	cfg.ctx = ctx
+	return read(r, name, opts, nil, cfg)
+}
+
 // LoadPair loads a training file and a test file that share ID mappings,
 // such as MovieLens 100k u1.base and u1.test. The test set is read with
 // ReadTest: it has the training set's Users, Items and shape, and its

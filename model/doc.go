@@ -1,6 +1,7 @@
 // Package model is dpmc's trained recommender as a file and as a value:
-// saving and loading (format "dpmc-model" version 2, specified in
-// docs/model-format.md), prediction, fold-in of a user from the user's own
+// saving and loading (format "dpmc-model" version 3, specified in
+// docs/model-format.md, with a checksum over the whole file; version 2
+// files are still read), prediction, fold-in of a user from the user's own
 // ratings, top-k recommendation, and batch prediction of (user, item)
 // pairs read from a file.
 //
@@ -27,9 +28,9 @@
 // # Pairs files
 //
 // LoadPairs and LoadHistories read files of (user, item) pairs and users'
-// own ratings through package ratings (ratings.Scan): exactly as dpmc train
-// reads its data, in any of its formats, plus lists of pairs without
-// ratings. Give them the model's rating range (Min, Max in
+// own ratings through package ratings (ratings.Scan and, for histories,
+// the compact loader train uses): exactly as dpmc train reads its data,
+// in any of its formats, plus lists of pairs without ratings. Give them the model's rating range (Min, Max in
 // ratings.Options) so that a rating outside it is refused. A pair listed
 // twice is an error naming both lines unless the format averages repeated
 // pairs (SweetRS). PredictPairs scores pairs; EvaluatePairs measures rated
@@ -39,7 +40,8 @@
 //
 // Load returns errors wrapping ErrVersion (another format version, e.g.
 // the JSON files of older dpmc versions) or ErrCorrupt (truncated,
-// trailing bytes, checksum mismatch, inconsistent content).
+// trailing bytes, checksum mismatch, inconsistent content). It reads a
+// pipe or FIFO as a stream and refuses a directory as such.
 //
 // # Performance
 //

@@ -19,11 +19,17 @@ import (
 	"github.com/dpmc/dpmc/internal/atomicfile"
 )
 
-// Format and Version name the file format Write writes and Read reads.
+// Format and Version name the file format Write writes. Read reads
+// Version and MinVersion (version 2, whose header no checksum covers).
 const (
-	Format  = "dpmc-model"
-	Version = 2
+	Format     = "dpmc-model"
+	Version    = 3
+	MinVersion = 2
 )
+
+// trailerSize is the length of a version-3 file's trailer: the CRC-32
+// (IEEE, as zlib.crc32) of every byte before it, little-endian.
+const trailerSize = 4
 
 // magic opens every model file.
 const magic = "dpmc-mdl"
@@ -69,7 +75,9 @@ type header struct {
 	Privacy    json.RawMessage `json:"privacy,omitempty"`
 	Arrays     []array         `json:"arrays"`
 	DataBytes  int64           `json:"data_bytes"`
-	DataCRC32C uint32          `json:"data_crc32c"`
+	// DataCRC32C is version 2's checksum of the data section alone;
+	// version 3 has none here (its trailer covers the whole file).
+	DataCRC32C *uint32 `json:"data_crc32c,omitempty"`
 }
 
 // array describes one array of the data section.
@@ -212,14 +220,28 @@ func (m *Model) checkIDs() error {
 	return unique("user", m.UserIDs)
 }
 
-// idChars checks that every ID is non-empty and has no line break.
+// idChars checks that every ID is non-empty and has no control
+// character (a tab or line break would break the tab-separated outputs
+// of predict and recommend, and a line feed the file's ID lists).
 func idChars(what string, ids []string) error {
 	for _, id := range ids {
-		if id == "" || strings.IndexByte(id, '\n') >= 0 || strings.IndexByte(id, '\r') >= 0 {
-			return fmt.Errorf("%s ID %q: want a non-empty ID without a line break", what, id)
+		if id == "" || hasControl(id) {
+			return fmt.Errorf("%s ID %q: want a non-empty ID without a control character (tab, CR, LF, …)", what, id)
 		}
 	}
 	return nil
+}
+
+// hasControl reports whether s holds a control character (C0, DEL or,
+// in valid UTF-8, C1), as package ratings refuses in IDs.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || c == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] < 0xa0 {
+			return true
+		}
+	}
+	return false
 }
 
 // indexIDs returns the index of ids, or an error naming an ID that
@@ -300,9 +322,10 @@ func (m *Model) SaveContext(ctx context.Context, path string, overwrite bool) er
 	return nil
 }
 
-// Write writes m in the dpmc-model version 2 format (docs/model-format.md):
+// Write writes m in the dpmc-model version 3 format (docs/model-format.md):
 // a 16-byte preamble, the JSON header, zero padding to a multiple of 8
-// bytes, then the arrays, each starting at a multiple of 8 bytes.
+// bytes, the arrays, each starting at a multiple of 8 bytes, and a 4-byte
+// trailer, the CRC-32 of every byte before it (header included).
 func (m *Model) Write(w io.Writer) error {
 	if err := m.check(); err != nil {
 		return fmt.Errorf("model: write: %w", err)
@@ -313,50 +336,64 @@ func (m *Model) Write(w io.Writer) error {
 		RatingMin: m.Min, RatingMax: m.Max, Mu: m.Mu, Mean: m.Mean, TailBias: m.TailBias, Rank: m.Rank, Items: len(m.ItemIDs), Users: len(m.UserIDs),
 		FoldIn: m.Ridges, Settings: compact(m.Settings), Privacy: compact(m.Privacy),
 	}
-	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
 	var off int64
 	for i := range secs {
 		s := &secs[i]
-		s.a.Offset = off
-		n, err := writeSection(crc, s)
-		if err != nil {
-			return err
-		}
-		s.a.Bytes = n
-		off += pad8(n)
-		crc.Write(make([]byte, pad8(n)-n))
+		s.a.Offset, s.a.Bytes = off, s.size()
+		off += pad8(s.a.Bytes)
 		h.Arrays = append(h.Arrays, s.a)
 	}
-	h.DataBytes, h.DataCRC32C = off, crc.Sum32()
+	h.DataBytes = off
 	js, err := json.MarshalIndent(h, "", " ")
 	if err != nil {
 		return fmt.Errorf("model: write: %w", err)
 	}
 	js = append(js, '\n')
+	if len(js) > maxHeader {
+		return fmt.Errorf("model: write: header of %d bytes, more than %d (settings or privacy report too large)", len(js), maxHeader)
+	}
+	crc := crc32.NewIEEE()
+	cw := io.MultiWriter(w, crc)
 	var pre [preambleSize]byte
 	copy(pre[:], magic)
 	binary.LittleEndian.PutUint32(pre[8:], Version)
 	binary.LittleEndian.PutUint32(pre[12:], uint32(len(js)))
-	if _, err := w.Write(pre[:]); err != nil {
+	if _, err := cw.Write(pre[:]); err != nil {
 		return err
 	}
-	if _, err := w.Write(js); err != nil {
+	if _, err := cw.Write(js); err != nil {
 		return err
 	}
 	hl := int64(preambleSize + len(js))
-	if _, err := w.Write(make([]byte, pad8(hl)-hl)); err != nil {
+	if _, err := cw.Write(make([]byte, pad8(hl)-hl)); err != nil {
 		return err
 	}
 	for i := range secs {
-		n, err := writeSection(w, &secs[i])
+		n, err := writeSection(cw, &secs[i])
 		if err != nil {
 			return err
 		}
-		if _, err := w.Write(make([]byte, pad8(n)-n)); err != nil {
+		if n != secs[i].a.Bytes {
+			return fmt.Errorf("model: write: %s: %d bytes, declared %d", secs[i].a.Name, n, secs[i].a.Bytes)
+		}
+		if _, err := cw.Write(make([]byte, pad8(n)-n)); err != nil {
 			return err
 		}
 	}
-	return nil
+	_, err = w.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+	return err
+}
+
+// size returns the number of bytes writeSection writes for s.
+func (s *section) size() int64 {
+	if s.a.Type != "lines" {
+		return 8 * int64(len(s.f8))
+	}
+	n := int64(len(s.ids))
+	for _, id := range s.ids {
+		n += int64(len(id))
+	}
+	return n
 }
 
 // compact returns raw without insignificant space (nil stays nil).
@@ -399,9 +436,12 @@ func writeSection(w io.Writer, s *section) (int64, error) {
 	return n, nil
 }
 
-// Load reads the model file at path. Errors wrap ErrVersion for a file of
-// another version (e.g. an older dpmc's JSON model) and ErrCorrupt for a
-// damaged one, and name the file.
+// Load reads the model file at path. A regular file is checked against
+// its size before anything large is allocated; a pipe, FIFO or other
+// non-seekable file (/dev/stdin, <(cat m)) is read as a stream (see Read);
+// a directory is an error. Errors wrap ErrVersion for a file of another
+// version (e.g. an older dpmc's JSON model) and ErrCorrupt for a damaged
+// one, and name the file.
 func Load(path string) (*Model, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -412,16 +452,25 @@ func Load(path string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	m, err := read(bufio.NewReaderSize(f, 1<<20), st.Size())
+	size := int64(-1)
+	switch {
+	case st.IsDir():
+		return nil, fmt.Errorf("model: %s is a directory, not a model file", path)
+	case st.Mode().IsRegular():
+		size = st.Size()
+	}
+	m, err := read(bufio.NewReaderSize(f, 1<<20), size)
 	if err != nil {
 		return nil, fmt.Errorf("model: %s: %w", path, err)
 	}
 	return m, nil
 }
 
-// Read reads a model of exactly size bytes from r (size is the file's
-// length; it bounds every allocation before the data is read). Errors
-// wrap ErrVersion or ErrCorrupt.
+// Read reads a model of exactly size bytes from r: size is the file's
+// length, which bounds every allocation before the data is read, or −1
+// for an input of unknown length (a pipe), which Read reads to its end,
+// its allocations growing with the bytes actually read. Errors wrap
+// ErrVersion or ErrCorrupt.
 func Read(r io.Reader, size int64) (*Model, error) {
 	m, err := read(r, size)
 	if err != nil {
@@ -436,6 +485,9 @@ func read(r io.Reader, size int64) (*Model, error) {
 		if n > 0 && pre[0] == '{' {
 			return nil, oldJSON()
 		}
+		if n == 0 && size < 0 {
+			return nil, fmt.Errorf("%w: empty input, not a model file", ErrCorrupt)
+		}
 		return nil, fmt.Errorf("%w: %d bytes, shorter than the %d-byte preamble", ErrCorrupt, n, preambleSize)
 	}
 	if pre[0] == '{' {
@@ -444,16 +496,27 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if string(pre[:8]) != magic {
 		return nil, fmt.Errorf("%w: not a dpmc model file (no %q magic)", ErrCorrupt, magic)
 	}
-	if v := binary.LittleEndian.Uint32(pre[8:]); v != Version {
-		return nil, fmt.Errorf("%w: format version %d, this dpmc reads version %d (a newer dpmc wrote it?)", ErrVersion, v, Version)
+	version := int(binary.LittleEndian.Uint32(pre[8:]))
+	if version < MinVersion || version > Version {
+		return nil, fmt.Errorf("%w: format version %d, this dpmc reads versions %d to %d (a newer dpmc wrote it?)", ErrVersion, version, MinVersion, Version)
+	}
+	trailer := int64(trailerSize)
+	crc := crc32.NewIEEE() // version 3: every byte before the trailer
+	if version == 2 {
+		trailer, crc = 0, crc32.New(crc32.MakeTable(crc32.Castagnoli)) // the data section alone
+	} else {
+		crc.Write(pre[:])
 	}
 	hl := int64(binary.LittleEndian.Uint32(pre[12:]))
-	if hl > maxHeader || preambleSize+hl > size {
+	if hl > maxHeader || size >= 0 && preambleSize+hl > size {
 		return nil, fmt.Errorf("%w: header of %d bytes in a file of %d", ErrCorrupt, hl, size)
 	}
-	js := make([]byte, pad8(preambleSize+hl)-preambleSize)
-	if _, err := io.ReadFull(r, js); err != nil {
+	js, err := readBytes(r, pad8(preambleSize+hl)-preambleSize, size)
+	if err != nil {
 		return nil, fmt.Errorf("%w: truncated header: %v", ErrCorrupt, err)
+	}
+	if version > 2 {
+		crc.Write(js)
 	}
 	var h header
 	dec := json.NewDecoder(bytes.NewReader(js[:hl]))
@@ -461,8 +524,11 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
 	}
-	if h.Format != Format || h.Version != Version {
-		return nil, fmt.Errorf("%w: header says format %q version %d, want %q version %d", ErrVersion, h.Format, h.Version, Format, Version)
+	if h.Format != Format || h.Version != version {
+		return nil, fmt.Errorf("%w: header says format %q version %d, want %q version %d", ErrVersion, h.Format, h.Version, Format, version)
+	}
+	if (h.DataCRC32C != nil) != (version == 2) {
+		return nil, fmt.Errorf("%w: a version %d header with or without data_crc32c (version 2 has one, version 3 none)", ErrCorrupt, version)
 	}
 	if h.Kind != UserLevel && h.Kind != Paper {
 		return nil, fmt.Errorf("%w: kind %q, want %q or %q", ErrCorrupt, h.Kind, UserLevel, Paper)
@@ -470,14 +536,14 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if h.Kind == UserLevel && h.Users != 0 {
 		return nil, fmt.Errorf("%w: a user-level model declares %d users (it holds no per-user arrays)", ErrCorrupt, h.Users)
 	}
-	if pad8(preambleSize+hl)+h.DataBytes != size || h.DataBytes < 0 {
-		return nil, fmt.Errorf("%w: header declares %d data bytes, the file has %d (truncated or trailing bytes)", ErrCorrupt, h.DataBytes, size-pad8(preambleSize+hl))
+	if h.DataBytes < 0 || size >= 0 && pad8(preambleSize+hl)+h.DataBytes+trailer != size {
+		return nil, fmt.Errorf("%w: header declares %d data bytes, the file has %d (truncated or trailing bytes)", ErrCorrupt, h.DataBytes, size-pad8(preambleSize+hl)-trailer)
 	}
 	if h.Rank < 0 || h.Rank > maxRank || h.Items < 0 || h.Items > maxRows || h.Users < 0 || h.Users > maxRows {
 		return nil, fmt.Errorf("%w: rank %d, %d items, %d users", ErrCorrupt, h.Rank, h.Items, h.Users)
 	}
 	m := &Model{Kind: h.Kind, Min: h.RatingMin, Max: h.RatingMax, Mu: h.Mu, Mean: h.Mean, TailBias: h.TailBias, Rank: h.Rank, Ridges: h.FoldIn,
-		Settings: compact(h.Settings), Privacy: compact(h.Privacy), Released: h.Released}
+		Settings: compact(h.Settings), Privacy: compact(h.Privacy), Released: h.Released, version: version}
 	if h.Kind == Paper {
 		m.UserIDs, m.U = []string{}, []float64{}
 	} else {
@@ -488,16 +554,18 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if len(h.Arrays) != len(want) {
 		return nil, fmt.Errorf("%w: %d arrays, want %d for a %s model", ErrCorrupt, len(h.Arrays), len(want), h.Kind)
 	}
-	crc := crc32.New(crc32.MakeTable(crc32.Castagnoli))
 	var off int64
 	var done chan error
 	var items map[string]int
 	for i, a := range h.Arrays {
 		w := want[i]
 		if a.Name != w.Name || a.Type != w.Type || !equalInts(a.Shape, w.Shape) || a.Offset != off || a.Bytes < 0 || off+pad8(a.Bytes) > h.DataBytes {
+			if done != nil {
+				<-done
+			}
 			return nil, fmt.Errorf("%w: array %d is %q %s %v at %d (%d bytes), want %q %s %v at %d", ErrCorrupt, i, a.Name, a.Type, a.Shape, a.Offset, a.Bytes, w.Name, w.Type, w.Shape, off)
 		}
-		if err := m.readSection(r, crc, a); err != nil {
+		if err := m.readSection(r, crc, a, size); err != nil {
 			if done != nil {
 				<-done
 			}
@@ -522,13 +590,48 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if off != h.DataBytes {
 		return nil, fmt.Errorf("%w: arrays end at %d, data at %d", ErrCorrupt, off, h.DataBytes)
 	}
-	if got := crc.Sum32(); got != h.DataCRC32C {
-		return nil, fmt.Errorf("%w: data checksum %08x, header says %08x", ErrCorrupt, got, h.DataCRC32C)
+	got := crc.Sum32()
+	if version == 2 {
+		if got != *h.DataCRC32C {
+			return nil, fmt.Errorf("%w: data checksum %08x, header says %08x", ErrCorrupt, got, *h.DataCRC32C)
+		}
+	} else {
+		var t [trailerSize]byte
+		if _, err := io.ReadFull(r, t[:]); err != nil {
+			return nil, fmt.Errorf("%w: truncated before its %d-byte checksum: %v", ErrCorrupt, trailerSize, err)
+		}
+		if want := binary.LittleEndian.Uint32(t[:]); got != want {
+			return nil, fmt.Errorf("%w: checksum %08x, the file says %08x (a changed byte, header or data)", ErrCorrupt, got, want)
+		}
+	}
+	if size < 0 {
+		var b [1]byte
+		if n, _ := io.ReadFull(r, b[:]); n > 0 {
+			return nil, fmt.Errorf("%w: trailing bytes after the end of the model", ErrCorrupt)
+		}
 	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return m, nil
+}
+
+// readBytes reads exactly n bytes from r. With size ≥ 0 (n checked
+// against it) it allocates n at once; with an input of unknown length it
+// grows its buffer with the bytes read, so that a corrupt length costs no
+// more memory than the input holds.
+func readBytes(r io.Reader, n, size int64) ([]byte, error) {
+	if size >= 0 {
+		b := make([]byte, n)
+		_, err := io.ReadFull(r, b)
+		return b, err
+	}
+	var buf bytes.Buffer
+	got, err := buf.ReadFrom(io.LimitReader(r, n))
+	if err == nil && got < n {
+		err = io.ErrUnexpectedEOF
+	}
+	return buf.Bytes(), err
 }
 
 func oldJSON() error {
@@ -558,12 +661,13 @@ func equalInts(a, b []int) bool {
 	return true
 }
 
-// readSection reads array a (and its padding) into m.
-func (m *Model) readSection(r io.Reader, crc hash.Hash32, a array) error {
+// readSection reads array a (and its padding) into m, feeding every byte
+// to crc; size is read's (−1: unknown, allocate as the bytes come).
+func (m *Model) readSection(r io.Reader, crc hash.Hash32, a array, size int64) error {
 	padded := pad8(a.Bytes)
 	if a.Type == "lines" {
-		buf := make([]byte, padded)
-		if _, err := io.ReadFull(r, buf); err != nil {
+		buf, err := readBytes(r, padded, size)
+		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrCorrupt, a.Name, err)
 		}
 		crc.Write(buf)
@@ -589,11 +693,28 @@ func (m *Model) readSection(r io.Reader, crc hash.Hash32, a array) error {
 	if n*8 != a.Bytes {
 		return fmt.Errorf("%w: %s: %d bytes for shape %v", ErrCorrupt, a.Name, a.Bytes, a.Shape)
 	}
-	dst := make([]float64, n)
-	if p, err := readFloats(r, crc, dst); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrCorrupt, a.Name, err)
-	} else if p >= 0 {
-		return fmt.Errorf("%w: %s[%d] = %v, want a finite number", ErrCorrupt, a.Name, p, dst[p])
+	var dst []float64
+	if size >= 0 {
+		dst = make([]float64, n)
+		if p, err := readFloats(r, crc, dst); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrCorrupt, a.Name, err)
+		} else if p >= 0 {
+			return fmt.Errorf("%w: %s[%d] = %v, want a finite number", ErrCorrupt, a.Name, p, dst[p])
+		}
+	} else {
+		// A stream: grow with the data read (a truncated stream fails
+		// after allocating what it held, not what its header claims).
+		const step = 1 << 16
+		dst = make([]float64, 0, min(n, step))
+		for p := int64(0); p < n; p += step {
+			k := min(step, n-p)
+			dst = slices.Grow(dst, int(k))[:p+k]
+			if q, err := readFloats(r, crc, dst[p:]); err != nil {
+				return fmt.Errorf("%w: %s: %v", ErrCorrupt, a.Name, err)
+			} else if q >= 0 {
+				return fmt.Errorf("%w: %s[%d] = %v, want a finite number", ErrCorrupt, a.Name, p+int64(q), dst[p+int64(q)])
+			}
+		}
 	}
 	buf := make([]byte, 8)
 	if pad := padded - a.Bytes; pad > 0 {

@@ -61,7 +61,8 @@ type Model struct {
 	// Rank is the number of factors per item and user (0: biases only).
 	Rank int
 	// ItemIDs are the item IDs; row j of V and ItemBias[j] belong to
-	// ItemIDs[j]. Unique and non-empty, without a newline.
+	// ItemIDs[j]. Unique and non-empty, without a control character (no
+	// tab or line break).
 	ItemIDs []string
 	// ItemBias holds one bias per item in rating units (all zero for a
 	// paper model).
@@ -106,7 +107,15 @@ type Model struct {
 	itemsChecked map[string]int
 	// floatsChecked says that Read has checked every array is finite.
 	floatsChecked bool
+	// version is the format version the model was read from (0: not read).
+	version int
 }
+
+// FileVersion returns the format version of the file m was read from (2
+// or 3), or 0 for a model not read from a file. A version-2 file has no
+// checksum over its header: a caller may suggest saving it again (Load,
+// then Save), which writes the current Version.
+func (m *Model) FileVersion() int { return m.version }
 
 // User is one user's part of a prediction: a bias and a factor of Rank
 // entries, in rating units.

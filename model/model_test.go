@@ -299,8 +299,11 @@ func TestWrongVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	future := bytes.Clone(good.Bytes())
-	binary.LittleEndian.PutUint32(future[8:], 3)
-	headerV := bytes.Replace(good.Bytes(), []byte(`"version": 2`), []byte(`"version": 7`), 1)
+	binary.LittleEndian.PutUint32(future[8:], 4)
+	headerV := bytes.Replace(good.Bytes(), []byte(`"version": 3`), []byte(`"version": 7`), 1)
+	if bytes.Equal(headerV, good.Bytes()) {
+		t.Fatal("no version field to change")
+	}
 	for _, c := range []struct {
 		name string
 		b    []byte
@@ -308,7 +311,7 @@ func TestWrongVersion(t *testing.T) {
 	}{
 		{"v1 model JSON", []byte(`{"format":"dpmc-model-v1","result":{}}`), "format version 1"},
 		{"v1 release JSON", []byte("{\n \"format\": \"dpmc-release-v1\"\n}\n"), "format version 1"},
-		{"future preamble", future, "format version 3, this dpmc reads version 2"},
+		{"future preamble", future, "format version 4, this dpmc reads versions 2 to 3"},
 		{"future header", headerV, `version 7`},
 	} {
 		_, err := Read(bytes.NewReader(c.b), int64(len(c.b)))
@@ -324,41 +327,98 @@ func TestWrongVersion(t *testing.T) {
 	}
 }
 
-// Every truncation, a flipped data byte, a trailing byte and a flipped
-// header byte are errors (ErrCorrupt or, for the version bytes,
-// ErrVersion); none panics.
+// Every truncation, a trailing byte and every one-bit flip anywhere in
+// the file (preamble, header, padding, data, checksum) are errors
+// (ErrCorrupt or, for the version bytes, ErrVersion), whether the length
+// is known or the file is read as a stream; none panics.
 func TestCorrupt(t *testing.T) {
 	var buf bytes.Buffer
 	if err := tiny().Write(&buf); err != nil {
 		t.Fatal(err)
 	}
 	b := buf.Bytes()
-	if _, err := Read(bytes.NewReader(b), int64(len(b))); err != nil {
-		t.Fatal(err)
+	for _, size := range []int64{int64(len(b)), -1} {
+		if _, err := Read(bytes.NewReader(b), size); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for n := range len(b) {
-		if _, err := Read(bytes.NewReader(b[:n]), int64(n)); !errors.Is(err, ErrCorrupt) {
-			t.Fatalf("truncated to %d of %d bytes: %v", n, len(b), err)
+		for _, size := range []int64{int64(n), -1} {
+			if _, err := Read(bytes.NewReader(b[:n]), size); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("truncated to %d of %d bytes (size %d): %v", n, len(b), size, err)
+			}
 		}
 	}
 	long := append(bytes.Clone(b), 0)
-	if _, err := Read(bytes.NewReader(long), int64(len(long))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "trailing") {
-		t.Errorf("trailing byte: %v", err)
+	for _, size := range []int64{int64(len(long)), -1} {
+		if _, err := Read(bytes.NewReader(long), size); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "trailing") {
+			t.Errorf("trailing byte (size %d): %v", size, err)
+		}
 	}
 	flip := bytes.Clone(b)
-	flip[len(flip)-3] ^= 0x10
+	flip[len(flip)-7] ^= 0x10
 	if _, err := Read(bytes.NewReader(flip), int64(len(flip))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "checksum") {
 		t.Errorf("flipped data byte: %v", err)
 	}
 	for p := range len(b) {
-		f := bytes.Clone(b)
-		f[p] ^= 0x01
-		if m, err := Read(bytes.NewReader(f), int64(len(f))); err == nil {
-			// A flip inside a JSON string or number of the header can
-			// still give a valid model; it must then be a consistent one.
-			if err := m.check(); err != nil {
-				t.Fatalf("flip at %d: accepted an inconsistent model: %v", p, err)
+		for bit := range 8 {
+			f := bytes.Clone(b)
+			f[p] ^= 1 << bit
+			for _, size := range []int64{int64(len(f)), -1} {
+				if _, err := Read(bytes.NewReader(f), size); !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrVersion) {
+					t.Fatalf("bit %d of byte %d of %d flipped (size %d): %v, want an error", bit, p, len(b), size, err)
+				}
 			}
+		}
+	}
+}
+
+// TestHeaderFlips saves a model as dpmc train does (trained on
+// testdata/ratings.tsv) and flips every bit of its preamble, header and
+// padding (issue 24: version 2 loaded one-bit changes of mu, tail_bias,
+// rating_max, the fold-in ridges and the stated ε silently): every flip
+// must be an error, and the checksum error must name the checksum.
+func TestHeaderFlips(t *testing.T) {
+	train, _ := split(t)
+	res, o := userLevel(t, train)
+	m, err := FromUserLevel(res, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.TailBias = -0.3125 // as under private item selection
+	path := filepath.Join(t.TempDir(), "m.dpmc")
+	if err := m.Save(path, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataStart := int(pad8(int64(16 + binary.LittleEndian.Uint32(b[12:]))))
+	caught := map[string]int{}
+	for p := range dataStart {
+		for bit := range 8 {
+			f := bytes.Clone(b)
+			f[p] ^= 1 << bit
+			_, err := Read(bytes.NewReader(f), int64(len(f)))
+			switch {
+			case err == nil:
+				t.Fatalf("bit %d of header byte %d (%q) flipped: loaded", bit, p, b[p])
+			case strings.Contains(err.Error(), "checksum"):
+				caught["checksum"]++
+			default:
+				caught["other"]++
+			}
+		}
+	}
+	// Most flips leave well-formed JSON (a digit, a letter of a string):
+	// only the checksum catches them.
+	if caught["checksum"] < dataStart {
+		t.Errorf("flips caught: %v; want most by the checksum", caught)
+	}
+	for _, field := range []string{`"mu"`, `"tail_bias"`, `"rating_max"`, `"user_lambda"`, `"epsilon"`} {
+		if !bytes.Contains(b[:dataStart], []byte(field)) {
+			t.Errorf("header has no %s field: the test does not cover it", field)
 		}
 	}
 }
@@ -406,7 +466,7 @@ func TestRecommend(t *testing.T) {
 // test chose.
 func rebuild(t *testing.T, h header, data []byte) []byte {
 	t.Helper()
-	h.DataBytes, h.DataCRC32C = int64(len(data)), crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))
+	h.DataBytes, h.DataCRC32C = int64(len(data)), nil
 	js, err := json.Marshal(h)
 	if err != nil {
 		t.Fatal(err)
@@ -419,7 +479,8 @@ func rebuild(t *testing.T, h header, data []byte) []byte {
 	for len(b)%8 != 0 {
 		b = append(b, 0)
 	}
-	return append(b, data...)
+	b = append(b, data...)
+	return binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
 }
 
 // A well-formed file whose content is inconsistent is ErrCorrupt: a NaN
@@ -432,7 +493,7 @@ func TestInconsistentContent(t *testing.T) {
 	b := buf.Bytes()
 	h := readHeader(t, b)
 	start := int(pad8(int64(16 + binary.LittleEndian.Uint32(b[12:]))))
-	data := b[start:]
+	data := b[start : len(b)-trailerSize]
 	if _, err := Read(bytes.NewReader(rebuild(t, h, data)), int64(len(rebuild(t, h, data)))); err != nil {
 		t.Fatalf("rebuilt unchanged file: %v", err)
 	}
@@ -483,7 +544,12 @@ func TestCheckIDs(t *testing.T) {
 		{"duplicate user", []string{"u1", "u2", "u1"}, []string{"a", "b"}, `user ID "u1" appears twice`},
 		{"duplicate item", []string{"u1"}, []string{"b", "a", "b"}, `item ID "b" appears twice`},
 		{"empty user", []string{"u1", ""}, []string{"a"}, `user ID "": want a non-empty ID`},
-		{"item with a line break", []string{"u1"}, []string{"a\nb"}, `item ID "a\nb": want a non-empty ID without a line break`},
+		{"item with a line break", []string{"u1"}, []string{"a\nb"}, `item ID "a\nb": want a non-empty ID without a control character`},
+		{"user with a tab", []string{"u\t1"}, []string{"a"}, `user ID "u\t1": want a non-empty ID without a control character`},
+		{"item with a CR", []string{"u1"}, []string{"a\rb"}, `item ID "a\rb"`},
+		{"item with a C1 control", []string{"u1"}, []string{"a\u0085"}, `item ID "a\u0085"`},
+		{"item with an escape", []string{"u1"}, []string{"\x1b[31m"}, `item ID "\x1b[31m"`},
+		{"printable non-ASCII", []string{"u\u00a0"}, []string{"é", "\u00bf"}, ""},
 	} {
 		err := paperModel(c.users, c.items).Write(io.Discard)
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
@@ -549,7 +615,7 @@ func TestReadDuplicateUser(t *testing.T) {
 	}
 	b := buf.Bytes()
 	h := readHeader(t, b)
-	data := bytes.Replace(b[int(pad8(int64(16+binary.LittleEndian.Uint32(b[12:])))):], []byte("u1\nu2\n"), []byte("u2\nu2\n"), 1)
+	data := bytes.Replace(b[int(pad8(int64(16+binary.LittleEndian.Uint32(b[12:])))):len(b)-trailerSize], []byte("u1\nu2\n"), []byte("u2\nu2\n"), 1)
 	b = rebuild(t, h, data)
 	if _, err := Read(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), `user ID "u2" appears twice`) {
 		t.Errorf("Read: %v, want ErrCorrupt naming u2", err)

@@ -7,7 +7,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/dpmc/dpmc/ratings"
 )
@@ -126,7 +128,9 @@ func (s *pairSet) add(out []Pair, user, item string, k int) (int, bool) {
 
 // Histories are users' own ratings, grouped by user.
 type Histories struct {
-	// ByUser holds each user's ratings, in file order.
+	// ByUser holds each user's ratings: in file order from
+	// GroupHistories, in the order dpmc train holds them (by item, items
+	// in order of first appearance) from LoadHistories.
 	ByUser map[string]History
 	// Users and Items are the users and the items rated, in order of
 	// first appearance in the file (the order dpmc train gives the rows
@@ -167,17 +171,58 @@ func LoadPairs(ctx context.Context, path string, opts ratings.Options) ([]Pair, 
 	return ReadPairs(ctx, f, path, opts)
 }
 
-// LoadHistories reads a ratings file of one or more users (see
-// ReadPairs; it must have ratings) and groups it by user (see
-// GroupHistories).
+// LoadHistories reads a ratings file of one or more users, with package
+// ratings' loader exactly as dpmc train reads its data (ratings.Load:
+// the same formats, checks, errors naming file and line, and repeated
+// pairs refused or, for SweetRS or opts.Duplicates, averaged), and
+// groups it by user. It must have ratings. It holds what training holds
+// and then 24 bytes a rating for the Histories, whose ID strings share
+// the loader's storage: some 50 bytes a rating at its peak, where reading
+// pairs and grouping them (ReadPairs, GroupHistories) took some 200. ctx
+// is looked at while the file is read.
 func LoadHistories(ctx context.Context, path string, opts ratings.Options) (Histories, PairsInfo, error) {
-	p, info, err := LoadPairs(ctx, path, opts)
+	if opts.Columns != "" && !slices.Contains(strings.Split(strings.ReplaceAll(opts.Columns, " ", ""), ","), "rating") {
+		return Histories{}, PairsInfo{}, fmt.Errorf("model: %s: a history needs ratings (name a rating column, e.g. --history-columns user,item,rating)", path)
+	}
+	d, err := ratings.LoadContext(ctx, path, opts)
 	if err != nil {
-		return Histories{}, info, err
+		return Histories{}, PairsInfo{}, fmt.Errorf("model: %w", err)
 	}
-	if !info.Rated {
-		return Histories{}, info, fmt.Errorf("model: %s: a history needs ratings (name a rating column, e.g. --history-columns user,item,rating)", path)
+	info := PairsInfo{ScanInfo: ratings.ScanInfo{Format: d.Format, FormatReason: d.FormatReason, Min: d.Min, Max: d.Max,
+		Duplicates: opts.Duplicates, Rated: true, Stats: d.Stats}, Averaged: d.Stats.Averaged, Merged: d.Stats.Merged}
+	info.Stats.Averaged, info.Stats.Merged = 0, 0 // as Scan reports them: PairsInfo has them
+	if info.Duplicates == ratings.DuplicatesDefault {
+		info.Duplicates = ratings.DuplicatesError
+		if d.Format == ratings.FormatSweetRS {
+			info.Duplicates = ratings.DuplicatesAverage
+		}
 	}
-	h, err := GroupHistories(p, path)
-	return h, info, err
+	return histories(d), info, nil
+}
+
+// histories groups d's ratings by user: one backing array of item IDs
+// and one of ratings for all users, each user's History a slice of them.
+func histories(d *ratings.Dataset) Histories {
+	nu, ni := d.Users.Len(), d.Items.Len()
+	h := Histories{ByUser: make(map[string]History, nu), Users: make([]string, nu), Items: make([]string, ni)}
+	for i := range nu {
+		h.Users[i] = d.Users.ID(i)
+	}
+	for j := range ni {
+		h.Items[j] = d.Items.ID(j)
+	}
+	n := d.Ratings.Len()
+	items, vals := make([]string, n), make([]float64, n)
+	p := 0
+	for i, id := range h.Users {
+		cols, vs := d.Ratings.Row(i)
+		a := p
+		for _, j := range cols {
+			items[p] = h.Items[j]
+			p++
+		}
+		vs.CopyTo(vals[a:p])
+		h.ByUser[id] = History{Items: items[a:p:p], Ratings: vals[a:p:p]}
+	}
+	return h
 }

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -65,6 +67,37 @@ func TestPythonSnippet(t *testing.T) {
 			want = append(want, pm.Predict(u, j))
 		}
 	}
+	// The version-2 fixture: read without a checksum.
+	m2, err := Load("testdata/small-v2.dpmc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := filepath.Abs("testdata/small-v2.dpmc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2, _, err := m2.FoldIn(History{Items: m2.ItemIDs[:3], Ratings: []float64{1, 5, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, id := range m2.ItemIDs[:10] {
+		qs = append(qs, query{Path: v2, Item: id, Factor: u2.Factor, Bias: u2.Bias})
+		want = append(want, m2.Predict(u2, j))
+	}
+	// One flipped bit of the header ("mu"): the reader must refuse it.
+	b, err := os.ReadFile(up)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := bytes.Index(b, []byte(`"mu": `))
+	if at < 0 {
+		t.Fatal(`no "mu" in the header`)
+	}
+	b[at+len(`"mu": `)] ^= 0x01
+	flipped := filepath.Join(dir, "flipped.dpmc")
+	if err := os.WriteFile(flipped, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	qj, _ := json.Marshal(qs)
 	script := code + `
 import sys
@@ -78,17 +111,32 @@ for q in json.loads(sys.argv[1]):
         out.append(predict(h, a, q["Item"], user=q["User"]))
     else:
         out.append(predict(h, a, q["Item"], factor=q["Factor"], bias=q["Bias"]))
-print(json.dumps(out))
+try:
+    load_model(sys.argv[2])
+    refused = ""
+except ValueError as e:
+    refused = str(e)
+print(json.dumps({"predictions": out, "flipped": refused}))
 `
 	sp := filepath.Join(dir, "snippet.py")
 	os.WriteFile(sp, []byte(script), 0o644)
-	out, err := exec.Command(py, sp, string(qj)).CombinedOutput()
+	out, err := exec.Command(py, sp, string(qj), flipped).CombinedOutput()
 	if err != nil {
 		t.Fatalf("python: %v\n%s", err, out)
 	}
-	var got []float64
-	if err := json.Unmarshal(out, &got); err != nil || len(got) != len(want) {
+	var pyOut struct {
+		Predictions []float64
+		Flipped     string
+	}
+	if err := json.Unmarshal(out, &pyOut); err != nil || len(pyOut.Predictions) != len(want) {
 		t.Fatalf("python output %q: %v", out, err)
+	}
+	got := pyOut.Predictions
+	if !strings.Contains(pyOut.Flipped, "checksum") {
+		t.Errorf("python read a file with a flipped header bit: %q, want a checksum error", pyOut.Flipped)
+	}
+	if _, err := Load(flipped); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("Load of the flipped file: %v, want a checksum error", err)
 	}
 	for k := range want {
 		if math.Abs(got[k]-want[k]) > 1e-12 {

@@ -21,8 +21,9 @@ type readConfig struct {
 	// adds 1 when it starts and subtracts it as its last act before it
 	// is done (for tests: 0 once read has returned).
 	parsers *goroutines
-	// sink and ctx, if not nil, make read a Scan: see loader. A Scan
-	// reads line by line (workers 0).
+	// sink, if not nil, makes read a Scan: see loader. A Scan reads line
+	// by line (workers 0). ctx, if not nil, is looked at every
+	// cancelEvery records, or every chunk.
 	sink func(Record) error
 	ctx  context.Context
 }
@@ -271,6 +272,11 @@ func (l *loader) readChunks(g io.Reader, lf *lineFormat) (err error) {
 // mergeChunk adds a parsed chunk's counts and records to l, in order, and
 // returns its error.
 func (l *loader) mergeChunk(c *chunk) error {
+	if l.ctx != nil {
+		if err := l.ctx.Err(); err != nil {
+			return fmt.Errorf("ratings: %s:%d: %w", l.file, c.line0, err)
+		}
+	}
 	st := &l.stats
 	st.Lines += c.lines
 	st.Records += c.records

@@ -59,7 +59,8 @@
 // non-finite value. Ratings are decimal numbers ("4", "3.5", "4e0"):
 // hexadecimal, "Inf", "NaN", digit separators and decimal commas are
 // errors, and so is a csv line "3,3,4,5", whose fourth field is not a
-// timestamp. IDs are non-empty UTF-8 of at most MaxIDBytes bytes. Every
+// timestamp. IDs are non-empty UTF-8 of at most MaxIDBytes bytes, without
+// a control character (no tab, CR or LF, even quoted in csv). Every
 // format reads through one guard that ends a line (a csv record) longer
 // than MaxLineBytes and a NUL byte with an error, so an endless line, an
 // unclosed quote or a binary file such as /dev/zero costs memory of the

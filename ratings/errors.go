@@ -8,7 +8,8 @@ import (
 // Sentinel errors wrapped by the loaders' errors; test with errors.Is.
 var (
 	// ErrSyntax: a malformed line — wrong number of fields, an empty,
-	// overlong or non-UTF-8 ID, a rating that is not a decimal number or
+	// overlong or non-UTF-8 ID or one holding a control character (a tab,
+	// CR, LF, …), a rating that is not a decimal number or
 	// not finite, a missing or wrong header, a line longer than
 	// MaxLineBytes, a NUL byte or a UTF-16 byte order mark.
 	ErrSyntax = errors.New("malformed line")

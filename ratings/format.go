@@ -186,3 +186,18 @@ func firstLine(head []byte) (line []byte, n int) {
 	}
 	return nil, 0
 }
+
+// firstLineCut returns the 1-based number of the first line of head that
+// is not blank, and whether head ends inside it (no line feed ends it
+// within head).
+func firstLineCut(head []byte) (n int, cut bool) {
+	for len(head) > 0 {
+		n++
+		line, rest, found := bytes.Cut(head, []byte{'\n'})
+		if len(bytes.TrimSpace(line)) > 0 {
+			return n, !found
+		}
+		head = rest
+	}
+	return 0, false
+}

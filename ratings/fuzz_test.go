@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -55,7 +56,7 @@ func checkIDs(t *testing.T, d *Dataset) {
 	for _, ids := range []*IDs{d.Users, d.Items} {
 		for i := range ids.Len() {
 			id := ids.ID(i)
-			if id == "" || len(id) > MaxIDBytes || !utf8.ValidString(id) || strings.TrimSpace(id) != id || strings.IndexByte(id, 0) >= 0 {
+			if id == "" || len(id) > MaxIDBytes || !utf8.ValidString(id) || strings.TrimSpace(id) != id || strings.IndexFunc(id, unicode.IsControl) >= 0 {
 				t.Fatalf("ID %q accepted", id)
 			}
 		}

@@ -52,7 +52,8 @@ func TestEndlessLine(t *testing.T) {
 		line            int
 		msg             string
 	}{
-		{"digits.csv", FormatAuto, "", "1", 1, "line longer than 1048576 bytes (the limit)"},
+		{"digits.csv", FormatAuto, "", "1", 1, "line longer than 65536 bytes without a tab or comma"},
+		{"digits.tsv", FormatTSV, "", "1", 1, "line longer than 1048576 bytes (the limit)"},
 		{"u.data", FormatAuto, "1\t2\t3\t4\n", "7", 2, "line longer than"},
 		{"ratings.dat", FormatAuto, "1::2::3::4\n", "7", 2, "line longer than"},
 		{"ratings.csv", FormatAuto, "userId,movieId,rating,timestamp\n", "9", 2, "line longer than"},

@@ -135,7 +135,8 @@ func Load(path string, opts Options) (*Dataset, error) {
 //
 // Bad input gives a *ParseError naming the file and line: a missing or
 // extra field (see Options.Columns), an empty ID, an ID longer than
-// MaxIDBytes or not valid UTF-8, a rating that is not a decimal number
+// MaxIDBytes, not valid UTF-8 or holding a control character (a tab, CR,
+// LF, …: possible in a quoted csv field), a rating that is not a decimal number
 // (see Options.Min), not finite, outside [Min, Max] or not a multiple of
 // the format's step, a duplicate pair (unless averaged), a line longer
 // than MaxLineBytes, a csv record with more than 65535 commas, a NUL byte
@@ -147,6 +148,26 @@ func Load(path string, opts Options) (*Dataset, error) {
 // Options give a plain error; a failing r gives its error, wrapped.
 func Read(r io.Reader, name string, opts Options) (*Dataset, error) {
 	return read(r, name, opts, nil, defaultConfig())
+}
+
+// LoadContext is Load, stopped when ctx is done (see ReadContext).
+func LoadContext(ctx context.Context, path string, opts Options) (*Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("ratings: %w", err)
+	}
+	defer f.Close()
+	return ReadContext(ctx, f, path, opts)
+}
+
+// ReadContext is Read, stopped when ctx is done: ctx is looked at every
+// 1024 records (every chunk of some 256 KiB where the file is parsed in
+// parallel), and once it is done ReadContext returns an error naming the
+// file and line and wrapping ctx.Err().
+func ReadContext(ctx context.Context, r io.Reader, name string, opts Options) (*Dataset, error) {
+	cfg := defaultConfig()
+	cfg.ctx = ctx
+	return read(r, name, opts, nil, cfg)
 }
 
 // LoadPair loads a training file and a test file that share ID mappings,
@@ -302,6 +323,11 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	format, reason := opts.Format, "requested"
 	if format == FormatAuto {
 		format, reason = detect(name, head, genericOpts)
+		if n, cut := firstLineCut(head); cut && len(head) == br.Size() && strings.HasPrefix(reason, "no tab or comma") {
+			return nil, &ParseError{File: name, Line: n, Err: fmt.Errorf(
+				"%w: line longer than %d bytes without a tab or comma (the format is detected from the first %d bytes): a first field longer than that, where IDs are at most %d bytes; to skip a long first column, give the format (Options.Format; dpmc: --format)",
+				ErrSyntax, len(head), len(head), MaxIDBytes)}
+		}
 		if reason == "empty input" && len(head) > 0 {
 			reason = fmt.Sprintf("only blank lines in the first %d bytes", len(head))
 		}
@@ -526,7 +552,13 @@ func (r *recordRules) parseLine(b []byte, line int, lf *lineFormat, first *bool,
 		n += bytes.Count(f[n-1], lf.sep) // the last field holds the rest of the line
 	}
 	if n != cols.n { // fieldsError's first case, without making its closure
-		if err := fieldsError(n, func(k int) []byte { return f[k] }, cols); err != nil {
+		// f holds at most limit fields, its last the rest of the line.
+		if err := fieldsError(n, func(k int) []byte {
+			if k < len(f) {
+				return f[k]
+			}
+			return nil
+		}, cols); err != nil {
 			return blankLine, nil, nil, 0, r.errAt(line, err)
 		}
 	}

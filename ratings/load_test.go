@@ -143,14 +143,15 @@ func TestGolden(t *testing.T) {
 		},
 		{
 			// A BOM, CRLF, a blank line, quoted commas and a quoted
-			// newline: the second record starts on line 4, its rating is
-			// on line 5.
+			// newline (white space around the ID: an ID holds no
+			// control character): the second record starts on line 4,
+			// its rating is on line 5.
 			file:   "generic/bom_crlf.csv",
 			format: FormatCSV, reason: "comma-separated line 1",
 			users: []string{"a, b", "c"},
-			items: []string{"x", "y\nz"},
+			items: []string{"x", "z"},
 			ratings: []rating{
-				{"a, b", "x", 5}, {"c", "y\nz", 3},
+				{"a, b", "x", 5}, {"c", "z", 3},
 			},
 			min: 1, max: 5,
 			stats: Stats{Lines: 5, Header: 1, Records: 2},
@@ -253,7 +254,7 @@ func TestDetect(t *testing.T) {
 		// had a fourth, ignored field, which the default layout no longer
 		// accepts unless it is a timestamp.)
 		{"r.txt", "a\tb,c\t1\n", FormatTSV, "tab-separated line 1"},
-		{"r.txt", "a,b\tc,1\n", FormatCSV, "comma-separated line 1"},
+		{"r.txt", "a\t,b,1\n", FormatCSV, "comma-separated line 1"},
 		{"r.txt", "abc\n", FormatCSV, "no tab or comma on line 1"},
 		{"r.txt", "", FormatCSV, "empty input"},
 	}
@@ -371,7 +372,7 @@ func TestBadInput(t *testing.T) {
 		{FormatCSV, Options{}, "1,2\n", 1, ErrSyntax, "2 fields, want 3"},
 		{FormatCSV, Options{Columns: "user,item,rating"}, "1,2,3,4\n", 1, ErrSyntax, "more than 3 fields"},
 		{FormatCSV, Options{Min: -1, Max: 1}, "1,2,0.5\n1,3,1.5\n", 2, ErrRange, "outside [-1, 1]"},
-		{FormatCSV, Options{}, "a,b,3\n\"c\nd\",e,9\n", 3, ErrRange, "outside"},
+		{FormatCSV, Options{}, "a,b,3\n\"c\n\",e,9\n", 3, ErrRange, "outside"},
 		{FormatCSV, Options{}, "a,b,3\na,b,4\n", 2, ErrDuplicate, "already rated on line 1"},
 		// Line numbers of duplicates across skipped lines (blank, header,
 		// SweetRS zeros, multi-line csv records), which the loader keeps
@@ -379,7 +380,7 @@ func TestBadInput(t *testing.T) {
 		{FormatTSV, Options{}, "u\ti\tr\n\na\tb\t3\nc\td\t4\n\n\ne\tf\t5\nc\td\t1\n", 8, ErrDuplicate, `user "c", item "d" already rated on line 4`},
 		{FormatTSV, Options{}, "a\tb\t3\n\nc\td\t4\n\ne\tf\t5\na\tb\t1\n", 6, ErrDuplicate, "already rated on line 1"},
 		{FormatSweetRS, Options{Duplicates: DuplicatesError}, `"product","user","value"` + "\n\"a\",1,0\n\"b\",1,3\n\"a\",2,0\n\"c\",1,4\n\"b\",1,5\n", 6, ErrDuplicate, "already rated on line 3"},
-		{FormatCSV, Options{}, "\"a\nb\",c,3\nd,e,4\n\"a\nb\",c,5\n", 5, ErrDuplicate, "already rated on line 2"}, // a record's last line
+		{FormatCSV, Options{}, "\"a\n\",c,3\nd,e,4\n\"a\n\",c,5\n", 5, ErrDuplicate, "already rated on line 2"}, // a record's last line
 		{FormatCSV, Options{}, "\n\n", 0, ErrNoRatings, "only blank lines"},
 		// tsv
 		{FormatTSV, Options{Header: HeaderYes}, "\nuser\titem\trating\n\n", 2, ErrNoRatings, "a header but no rating lines"},
@@ -437,7 +438,27 @@ func TestBadInput(t *testing.T) {
 		{FormatAuto, Options{}, "\xfe\xff\x001\x00,", 1, ErrSyntax, "UTF-16 byte order mark"},
 		// The line length limit, on every path.
 		{FormatAuto, Options{}, "1,2,3\n" + long, 2, ErrSyntax, "line longer than 1048576 bytes"},
-		{FormatAuto, Options{}, long, 1, ErrSyntax, "line longer than 1048576 bytes"},
+		{FormatAuto, Options{}, long, 1, ErrSyntax, "line longer than 65536 bytes without a tab or comma"},
+		{FormatTSV, Options{}, long, 1, ErrSyntax, "line longer than 1048576 bytes"},
+		// A first ID longer than the detection window (issue 24, item 11):
+		// the limit, not "1 fields, want 3".
+		{FormatAuto, Options{}, "\n" + strings.Repeat("a", 70000) + "\t2\t3\n1\t2\t3\n", 2, ErrSyntax, "line longer than 65536 bytes without a tab or comma (the format is detected from the first 65536 bytes): a first field longer than that, where IDs are at most 1024 bytes"},
+		{FormatTSV, Options{}, strings.Repeat("a", 70000) + "\t2\t3\n", 1, ErrSyntax, "user ID of 70000 bytes, longer than 1024"},
+		// CR-only line endings that a later LF ends (issue 24, item 11).
+		{FormatAuto, Options{}, "1,2,3\r1,3,4\r2,2,5\n", 1, ErrSyntax, "7 fields, and a carriage return inside the line: the file seems to use CR-only (old Mac) line endings"},
+		{FormatTSV, Options{}, "1\t2\t3\r1\t3\t4\r\n", 1, ErrSyntax, "CR-only (old Mac) line endings"},
+		{FormatCSV, Options{}, "1 2 3\r1 3 4\n", 1, ErrSyntax, "1 fields, and a carriage return inside the line"},
+		{FormatCSV, Options{Columns: "user,item,rating"}, "1,2,3\r1,3,4\n", 1, ErrSyntax, "CR-only"},
+		{FormatCSV, Options{}, "1,2\r3,4\n", 1, ErrSyntax, "U+000D: IDs must be printable text (a tab, CR or LF would break tab-separated output); if the file uses CR-only"},
+		// Control characters in IDs (issue 24, item 8).
+		{FormatCSV, Options{}, "1,2,3\n\"a\tb\",2,3\n", 2, ErrSyntax, `user ID "a\tb" holds the control character U+0009`},
+		{FormatCSV, Options{}, "1,\"x\ry\",3\n", 1, ErrSyntax, `item ID "x\ry" holds the control character U+000D`},
+		{FormatCSV, Options{}, "1,\"x\ny\",3\n", 2, ErrSyntax, `item ID "x\ny" holds the control character U+000A`},
+		{FormatCSV, Options{}, "1,x\u0085y,3\n", 1, ErrSyntax, "control character U+0085"},
+		{FormatCSV, Options{}, "1,x\x7fy,3\n", 1, ErrSyntax, "control character U+007F"},
+		{FormatCSV, Options{}, "\"\x1b[31m\",2,3\n", 1, ErrSyntax, "control character U+001B"},
+		{FormatMLDat, Options{}, "a\tb::2::3::4\n", 1, ErrSyntax, "control character U+0009"},
+		{FormatSweetRS, Options{}, `"product","user","value"` + "\n\"a\tb\",\"u\",3\n", 2, ErrSyntax, "control character U+0009"},
 		{FormatCSV, Options{}, "1,2,3\n\"" + long, 2, ErrSyntax, "quoted field not closed within 1048576 bytes"},
 		{FormatSweetRS, Options{}, `"product","user","value"` + "\n" + long, 2, ErrSyntax, "longer than"},
 		{FormatMLCSV, Options{}, "userId,movieId,rating,timestamp\n" + long, 2, ErrSyntax, "longer than"},

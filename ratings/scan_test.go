@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // scanAll runs Scan on s and returns its records.
@@ -179,7 +180,7 @@ func FuzzScan(f *testing.F) {
 		sum := map[[2]string][2]float64{}
 		rated := true
 		info, serr := Scan(context.Background(), strings.NewReader(s), name, opts, func(r Record) error {
-			if r.User == "" || r.Item == "" || r.Line < 1 {
+			if r.User == "" || r.Item == "" || r.Line < 1 || strings.IndexFunc(r.User+r.Item, unicode.IsControl) >= 0 {
 				t.Fatalf("record %+v", r)
 			}
 			if math.IsNaN(r.Rating) {

@@ -210,7 +210,10 @@ func isDigits[T ~string | ~[]byte](s T) bool {
 }
 
 // checkID checks a user or item ID (what says which): not empty, at most
-// MaxIDBytes bytes, valid UTF-8. Its errors wrap ErrSyntax.
+// MaxIDBytes bytes, valid UTF-8 and free of control characters (C0, DEL
+// and C1: a tab, carriage return or line feed in an ID, possible in a
+// quoted csv field, would break every tab-separated output that names
+// it). Its errors wrap ErrSyntax.
 func checkID[T ~string | ~[]byte](what string, id T) error {
 	switch {
 	case len(id) == 0:
@@ -219,14 +222,32 @@ func checkID[T ~string | ~[]byte](what string, id T) error {
 		return fmt.Errorf("%w: %s ID of %d bytes, longer than %d: %s", ErrSyntax, what, len(id), MaxIDBytes, quote(id))
 	}
 	for i := 0; i < len(id); i++ {
-		if id[i] >= utf8.RuneSelf {
+		c := id[i]
+		if c < 0x20 || c == 0x7f {
+			return controlError(what, id, rune(c))
+		}
+		if c >= utf8.RuneSelf {
 			if !utf8.ValidString(string(id)) {
 				return fmt.Errorf("%w: %s ID %s is not valid UTF-8 (convert the file to UTF-8)", ErrSyntax, what, quote(id))
 			}
-			break
+			// C1 controls U+0080–U+009F are 0xC2 0x80–0x9F in UTF-8.
+			if c == 0xc2 && i+1 < len(id) && id[i+1] < 0xa0 {
+				return controlError(what, id, rune(id[i+1]))
+			}
 		}
 	}
 	return nil
+}
+
+// controlError is checkID's error for an ID holding the control
+// character c.
+func controlError[T ~string | ~[]byte](what string, id T, c rune) error {
+	hint := ""
+	if c == '\r' {
+		hint = "; if the file uses CR-only (old Mac) line endings, convert them to \\n"
+	}
+	return fmt.Errorf("%w: %s ID %s holds the control character %U: IDs must be printable text (a tab, CR or LF would break tab-separated output)%s",
+		ErrSyntax, what, quote(id), c, hint)
 }
 
 // columns says where the user, item and rating fields are in a record of
@@ -299,6 +320,8 @@ func fieldsError[T ~string | ~[]byte](n int, field func(int) T, cols columns) er
 	switch {
 	case n == cols.n, cols.bare && n == 2:
 		return nil
+	case hasCR(n, field):
+		return fmt.Errorf("%w: %d fields, and a carriage return inside the line: the file seems to use CR-only (old Mac) line endings; convert them to \\n", ErrSyntax, n)
 	case cols.bare && n < 2:
 		return fmt.Errorf("%w: %d field, want user,item or user,item,rating (fields are separated by commas or tabs)", ErrSyntax, n)
 	case n < cols.n:
@@ -333,6 +356,22 @@ func fieldsError[T ~string | ~[]byte](n int, field func(int) T, cols columns) er
 	}
 	return fmt.Errorf("%w: more than 4 fields (%d): the default columns are user,item,rating and an optional timestamp; "+
 		"name the columns with Options.Columns (dpmc: --columns), e.g. %q", ErrSyntax, n, example)
+}
+
+// hasCR reports whether one of the n fields holds a carriage return (a
+// field may be empty, e.g. past those a parser split off):
+// what is left of CR-only line endings in a line that a later line feed
+// ends.
+func hasCR[T ~string | ~[]byte](n int, field func(int) T) bool {
+	for k := range n {
+		f := field(k)
+		for i := 0; i < len(f); i++ {
+			if f[i] == '\r' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkRange checks a declared rating range: finite, lo < hi, and hi − lo

@@ -265,6 +265,9 @@ func TestAccepted(t *testing.T) {
 		{"q.csv", "\" a \", b ,\" 4 \"\n", Options{}, []rating{{"a", "b", 4}}, Stats{Lines: 1, Records: 1}},
 		{"bom.csv", "\xef\xbb\xbfu,i,r\r\n\r\n  \r\nx,y,2\r\n", Options{}, []rating{{"x", "y", 2}}, Stats{Lines: 4, Header: 1, Records: 1}},
 		{"utf8.csv", "José,Crème brûlée,5\n", Options{}, []rating{{"José", "Crème brûlée", 5}}, Stats{Lines: 1, Records: 1}},
+		// Printable, though next to the C1 controls (U+00A0, U+00BF) or
+		// white space inside the ID.
+		{"nbsp.csv", "a\u00a0b,\u00bf x,5\n", Options{}, []rating{{"a\u00a0b", "\u00bf x", 5}}, Stats{Lines: 1, Records: 1}},
 		{"longid.csv", strings.Repeat("u", MaxIDBytes) + ",i,5\n", Options{},
 			[]rating{{strings.Repeat("u", MaxIDBytes), "i", 5}}, Stats{Lines: 1, Records: 1}},
 		{"u.data", "1\t2\t3.0\t881250949\n", Options{}, []rating{{"1", "2", 3}}, Stats{Lines: 1, Records: 1}},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -154,7 +155,7 @@ item, a larger --epsilon releases more. --synthetic realistic (with
 	f.BoolVar(&fl.clip, "clip", false, "clip predictions to the rating range before measuring error")
 	fl.seed.register(cmd)
 	f.BoolVar(&fl.json, "json", false, "print one JSON object instead of the summary")
-	f.StringVar(&fl.save, "save", "", "save the model to this file, atomically (format dpmc-model version 2, docs/model-format.md; user mode: the release only, nothing per user)")
+	f.StringVar(&fl.save, "save", "", "save the model to this file, atomically (format dpmc-model version "+strconv.Itoa(model.Version)+", docs/model-format.md; user mode: the release only, nothing per user)")
 	f.BoolVar(&fl.force, "force", false, "overwrite the --save file if it exists")
 	f.StringVar(&fl.privacy, "privacy", "paper", "privacy mode: paper (the paper's algorithms; no guarantee) or user (user-level DP of everything the model releases)")
 	f.Float64Var(&fl.epsilon, "epsilon", 0, "--privacy user: total user-level ε of everything released (required unless --mechanism none)")

@@ -45,6 +45,13 @@ for m in "$muts"/*.sed; do
 done
 
 start=$(date +%s)
+# The unmutated copy must pass, or the table means nothing.
+if ! out=$(cd "$scratch" && go test -count=1 $pkgs 2>&1); then
+	echo "mutate.sh: the unmutated copy fails its tests:" >&2
+	echo "$out" | grep -E '^(--- FAIL|FAIL|ok)' >&2
+	exit 2
+fi
+echo "baseline passes ($(($(date +%s) - start)) s)" >&2
 results=()
 status=0
 for m in "${selected[@]}"; do

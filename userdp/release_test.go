@@ -218,6 +218,26 @@ func movement(a, b map[coord]observed) map[groupKey]float64 {
 	return ss
 }
 
+// sameRelease says how two results' released numbers differ ("" if they
+// are identical): item list, counts, biases, tail bias, centre, factors.
+func sameRelease(a, b *Result) string {
+	switch {
+	case !slices.Equal(a.ItemIDs, b.ItemIDs):
+		return fmt.Sprintf("items %v vs %v", a.ItemIDs, b.ItemIDs)
+	case !slices.Equal(a.Counts, b.Counts):
+		return "counts"
+	case !slices.Equal(a.ItemBias, b.ItemBias):
+		return "item biases"
+	case a.TailBias != b.TailBias:
+		return "tail bias"
+	case a.Mu != b.Mu:
+		return "centre"
+	case !slices.Equal(a.V, b.V):
+		return "item factors"
+	}
+	return ""
+}
+
 // Every release's exact statistic moves, when one user is removed, by at
 // most the Δ₂ the report states for it, and by at least half of it for
 // some user of the family: the bound holds and is not vacuous. The
@@ -226,6 +246,9 @@ func movement(a, b map[coord]observed) map[groupKey]float64 {
 // the only difference between the runs' statistics is the removed user.
 // The walk is over Report.Releases: a release the report lists but that
 // draws no noise, or noise drawn for a release it does not list, fails.
+// And with every noised coordinate replayed, the neighbour's whole
+// release must equal D's: a number released without noise (a coordinate
+// that bypasses the noiser) makes them differ.
 func TestEveryReleaseSensitivity(t *testing.T) {
 	if raceEnabled {
 		t.Skip("numerical: runs without -race")
@@ -257,7 +280,10 @@ func TestEveryReleaseSensitivity(t *testing.T) {
 					who := map[string]string{}
 					for u := range full.Users.Len() {
 						id := full.Users.ID(u)
-						_, nb := observedTrain(t, dataset(t, rows, id), o, 7, &recorder{replay: base})
+						nres, nb := observedTrain(t, dataset(t, rows, id), o, 7, &recorder{replay: base})
+						if msg := sameRelease(res, nres); msg != "" {
+							t.Errorf("without user %s, with every noised coordinate replayed, the release differs (%s): something released is not a function of the noised releases", id, msg)
+						}
 						for k, m := range movement(base, nb) {
 							if m > most[k.release] {
 								most[k.release], who[k.release] = m, id

@@ -57,7 +57,7 @@ status=0
 for m in "${selected[@]}"; do
 	name=$(basename "$m" .sed)
 	file=$(sed -n 's/^# file: //p' "$m" | head -1)
-	bug=$(sed -n 's/^# bug: //p' "$m" | head -1)
+	bug=$(sed -n 's/^# bug *:\? *//p' "$m" | head -1)
 	target="$scratch/$file"
 	cp "$target" "$target.orig"
 	sed -i -f "$m" "$target"

@@ -147,7 +147,7 @@ func streamKey(phase, step int, id string) uint64 {
 func (p *Plan) rand(phase, step int, id string) *rand.Rand {
 	switch {
 	case p.opts.Seeded:
-		return rng.Stream(p.opts.Seed, streamKey(phase, step, id))
+		return tapStream(rng.Stream(p.opts.Seed, streamKey(phase, step, id)), phase, step, id)
 	case p.key != nil:
 		m := hmac.New(sha256.New, p.key[:])
 		m.Write(streamName(phase, step, id))
@@ -192,7 +192,7 @@ func (s *streams) rand(phase, step int, id string) *rand.Rand {
 		if s.seeded == nil {
 			s.seeded = rng.NewReseeder()
 		}
-		return s.seeded.Stream(p.opts.Seed, streamKey(phase, step, id))
+		return tapStream(s.seeded.Stream(p.opts.Seed, streamKey(phase, step, id)), phase, step, id)
 	case p.key != nil:
 		if s.mac == nil {
 			s.mac = hmac.New(sha256.New, p.key[:])
@@ -294,10 +294,14 @@ func (p *Plan) plan() error {
 type noiser struct {
 	sigma float64            // the noise standard deviation, statistic units
 	d     *discrete.Gaussian // nil: the float sampler
+	tap   *noiseTap          // nil but in tests (observe.go)
 }
 
 // add returns x plus one draw of the noise from r.
 func (z noiser) add(x float64, r *rand.Rand) float64 {
+	if z.tap != nil {
+		return z.tap.add(z, x, r)
+	}
 	if z.d == nil {
 		return x + z.sigma*r.NormFloat64()
 	}
@@ -317,7 +321,7 @@ func (p *Plan) calibrate(name string, l2 float64, coords int, share float64, tim
 	sigma := sigmaFor(l2)
 	if p.opts.Sampler == SamplerFloat {
 		p.report.Releases = append(p.report.Releases, Release{Name: name, L2: l2, Sigma: sigma, Times: times})
-		return noiser{sigma: sigma}, nil
+		return tapped(noiser{sigma: sigma}, name), nil
 	}
 	// γ depends on σ and σ on Δ₂′: raise σ until its grid's rounding cost
 	// is covered (γ only grows with σ, so this settles at once).
@@ -333,7 +337,7 @@ func (p *Plan) calibrate(name string, l2 float64, coords int, share float64, tim
 		}
 		if sens.L2 <= l2r && d.Sigma() >= sigmaFor(l2r) {
 			p.report.Releases = append(p.report.Releases, Release{Name: name, L2: l2r, Sigma: d.Sigma(), Times: times, Grid: d.Granularity()})
-			return noiser{sigma: d.Sigma(), d: d}, nil
+			return tapped(noiser{sigma: d.Sigma(), d: d}, name), nil
 		}
 		l2r = sens.L2
 		sigma = sigmaFor(l2r)

@@ -1,0 +1,3 @@
+# file: userdp/plan.go
+# bug: Δ₂ of the PCA-start release halved
+s|o.ResidualBound\*o.ResidualBound, h\*(h+1)/2|o.ResidualBound*o.ResidualBound/2, h*(h+1)/2|

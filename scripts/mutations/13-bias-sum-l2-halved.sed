@@ -1,0 +1,3 @@
+# file: userdp/plan.go
+# bug (caught before): Δ₂ of the bias-sum release halved
+s|p.calibrate(biasName, o.BiasBound, biasCoords|p.calibrate(biasName, o.BiasBound/2, biasCoords|

@@ -187,6 +187,17 @@ func releaseConfigs() []releaseConfig {
 		{"selection, biases only", func() Options {
 			return clips(Defaults(20, 1e-6, 1, 5).WithFactors(0, 0, 0))
 		}},
+		{"catalogue, ranking objective", func() Options {
+			o := clips(Defaults(8, 1e-6, 1, 5).WithCatalogue(catalogue))
+			o.Objective = ObjectiveRanking
+			return o
+		}},
+		{"selection, ranking objective", func() Options {
+			o := clips(Defaults(50, 1e-6, 1, 5))
+			o.Objective = ObjectiveRanking
+			o.Ranking.FallbackRatio = 0 // the Gram even with few users
+			return o
+		}},
 	}
 }
 
@@ -234,6 +245,11 @@ func sameRelease(a, b *Result) string {
 		return "centre"
 	case !slices.Equal(a.V, b.V):
 		return "item factors"
+	case (a.Ranking == nil) != (b.Ranking == nil):
+		return "ranking part present in one only"
+	case a.Ranking != nil && (!slices.Equal(a.Ranking.Counts, b.Ranking.Counts) || !slices.Equal(a.Ranking.HeadRow, b.Ranking.HeadRow) ||
+		a.Ranking.K != b.Ranking.K || !slices.Equal(a.Ranking.V, b.Ranking.V) || !slices.Equal(a.Ranking.Weights, b.Ranking.Weights)):
+		return "ranking part"
 	}
 	return ""
 }

@@ -229,7 +229,8 @@ func noiseRuns(t *testing.T, o Options, runs int) ([]noiseSample, *Report) {
 }
 
 // noiseConfigs are the configurations of the noise test: every kind of
-// release, with off-diagonal Gram entries (rank 2) and two ALS steps.
+// release, with off-diagonal Gram entries (rank 2) and two ALS steps, and
+// the ranking objective's releases.
 func noiseConfigs() []releaseConfig {
 	cs := releaseConfigs()
 	return []releaseConfig{
@@ -238,6 +239,7 @@ func noiseConfigs() []releaseConfig {
 			return o.WithFactors(2, 2, 0.4)
 		}},
 		cs[1],
+		cs[3], // the ranking objective: users, positive counts, head Gram
 	}
 }
 

@@ -161,6 +161,10 @@ func (r *RankingResult) Plot(m Metric) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The legend goes above the curves: room for it at the top, and the
+	// metrics are never below 0.
+	p.Y.Min = max(p.Y.Min, 0)
+	p.Y.Max += 0.5 * (p.Y.Max - p.Y.Min)
 	p.Legend.Top = true
 	return p, nil
 }

@@ -43,6 +43,7 @@ type Ranker interface {
 
 // RankerFunc is a Ranker made of a name and a function.
 type RankerFunc struct {
+	// Label is the series' name (Name); Fit is Train.
 	Label string
 	Fit   func(ctx context.Context, train *ratings.Dataset, eps, delta float64, seed *uint64) (HistoryScorer, error)
 }
@@ -265,7 +266,8 @@ type RankPoint struct {
 	Recall Stat `json:"recall_at_20"`
 }
 
-// RankingResult is one ranking study's curves.
+// RankingResult is one ranking study's curves, as RunRanking measured
+// them; Name, Protocol and Note come from the config.
 type RankingResult struct {
 	Name     string `json:"name"`
 	Protocol string `json:"protocol"`
@@ -277,15 +279,17 @@ type RankingResult struct {
 	// Scored is the number of users scored, HistoryRatings and
 	// TestRatings theirs; Ranked the users with a relevant test rating
 	// (those the metrics average over).
-	Scored         int         `json:"scored_users"`
-	HistoryRatings int         `json:"history_ratings"`
-	TestRatings    int         `json:"test_ratings"`
-	Ranked         int         `json:"ranked_users"`
-	Threshold      float64     `json:"relevance_threshold"`
-	Delta          float64     `json:"delta"`
-	Runs           int         `json:"runs"`
-	Seeded         bool        `json:"seeded"`
-	Points         []RankPoint `json:"points"`
+	Scored         int `json:"scored_users"`
+	HistoryRatings int `json:"history_ratings"`
+	TestRatings    int `json:"test_ratings"`
+	Ranked         int `json:"ranked_users"`
+	// Threshold, Delta, Runs and Seeded are the config's; Points the
+	// baselines, then each private series at each ε.
+	Threshold float64     `json:"relevance_threshold"`
+	Delta     float64     `json:"delta"`
+	Runs      int         `json:"runs"`
+	Seeded    bool        `json:"seeded"`
+	Points    []RankPoint `json:"points"`
 }
 
 // RunRanking measures the ranking curves: every baseline once, every

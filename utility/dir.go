@@ -13,10 +13,11 @@ import (
 )
 
 // CheckDir makes sure dir can take dpmc utility's files (utilityN.json,
-// .png, .svg and ablation.md), before any long work: it is created if
-// absent; if it exists and holds files, at least one must be a result
-// JSON that dpmc utility wrote (a utilityN.json that decodes as a Result
-// with no unknown field, a name and points), so that a folder of the
+// .png, .svg, utility-rankingN.json and its plots, and ablation.md), before
+// any long work: it is created if absent; if it exists and holds files, at
+// least one must be a result JSON that dpmc utility wrote (a utility*.json
+// that decodes as a Result or a RankingResult with no unknown field, a
+// name and points), so that a folder of the
 // user's own is never written into unless force is set. The error names
 // the folder and says how to proceed.
 func CheckDir(dir string, force bool) error {
@@ -33,15 +34,22 @@ func CheckDir(dir string, force bool) error {
 	return nil
 }
 
-// isResult reports whether the file at path is a Result as dpmc utility
-// writes it.
+// isResult reports whether the file at path is a Result or a
+// RankingResult as dpmc utility writes them.
 func isResult(path string) bool {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return false
 	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.DisallowUnknownFields()
+	strict := func(v any) bool {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		return d.Decode(v) == nil
+	}
 	var r Result
-	return d.Decode(&r) == nil && r.Name != "" && len(r.Points) > 0
+	if strict(&r) && r.Name != "" && len(r.Points) > 0 {
+		return true
+	}
+	var k RankingResult
+	return strict(&k) && k.Name != "" && len(k.Points) > 0
 }

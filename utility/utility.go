@@ -8,8 +8,25 @@
 // from crypto/rand, as a real release) unless Config.Seeded, and
 // summarizes each point by its mean and a 95 % Student-t confidence
 // interval. Result renders as Markdown (WriteMarkdown), JSON and a plot
-// (WritePlot). dpmc utility runs it on MovieLens 100k and on the
-// MovieLens-1M-shaped generator and writes PRIVACY-UTILITY.md.
+// (WritePlot).
+//
+// RunRanking measures what a recommender's user sees: NDCG@10 and
+// recall@20 (package metrics' conventions) against ε, with the same runs
+// and intervals, for private series (Ranker: today the DP popularity of
+// the default release and the rating model ranking by predicted rating)
+// beside non-private baselines that package baseline computes (popularity,
+// EASE, PureSVD), under the given split or held-out users
+// (ratings.SplitUsers). A new private model joins as one more Ranker:
+//
+//	utility.RankerFunc{Label: "…", Fit: func(ctx context.Context, train *ratings.Dataset, eps, delta float64, seed *uint64) (utility.HistoryScorer, error) {
+//		res, err := userdp.Train(ctx, train, opts(eps, delta, seed)) // seed nil: crypto/rand
+//		…
+//		return utility.NewReleased(train, res.ItemIDs, func(out []float64, cols []int32, vals []float64) float64 { … }), nil
+//	}}
+//
+// Report renders both studies as one Markdown file. dpmc utility runs them
+// on MovieLens 100k and on the MovieLens-1M-shaped generator and writes
+// PRIVACY-UTILITY.md.
 package utility
 
 import (

@@ -27,17 +27,30 @@ type utilityFlags struct {
 	delta                float64
 	quick, force         bool
 	ablation             bool
+	study                string
+	heldOut, easeLambda  float64
 }
 
 func newUtilityCmd() *cobra.Command {
 	fl := utilityFlags{epsilons: epsilonList{0.5, 1, 2, 5, 10, 20}}
 	cmd := &cobra.Command{
 		Use:   "utility",
-		Short: "Measure test RMSE against ε for the user-level private models; write PRIVACY-UTILITY.md",
-		Long: `utility measures the privacy–utility curve of dpmc train --privacy user's
-pipeline (package userdp): test RMSE at every total ε of --epsilons, over
---runs unseeded runs each (95 % intervals), beside the training mean, the DP
-item-bias model with local user biases and the same pipeline without noise.
+		Short: "Measure test RMSE and top-k ranking against ε for the user-level private models; write PRIVACY-UTILITY.md",
+		Long: `utility measures the privacy–utility curves of dpmc train --privacy user's
+pipeline (package userdp), over --runs unseeded runs at every total ε of
+--epsilons (95 % intervals):
+
+  rmse     test RMSE, beside the training mean, the DP item-bias model with
+           local user biases and the same pipeline without noise;
+  ranking  NDCG@10 and recall@20 (package metrics' conventions), beside the
+           non-private baselines popularity, EASE (--ease-lambda) and
+           PureSVD (k = 20), with the DP popularity of the default release
+           and the rating model ranking by predicted rating; under the given
+           split and under held-out users (--heldout of the users absent
+           from training, 80 % of each one's ratings given as history, 20 %
+           scored; Liang et al. 2018).
+
+--study picks them (default both).
 
 It runs on MovieLens 100k (u1.base / u1.test, with its public catalogue of
 items 1–1682) when --data-dir (default ./data, ../shared/data, then the
@@ -59,6 +72,9 @@ report --report.`,
 	f.Float64Var(&fl.delta, "delta", 1e-6, "total δ")
 	f.BoolVar(&fl.quick, "quick", false, "a smoke test: unless given, 2 runs, ε 1 and 10, 600 synthetic users, into results-quick-utility/ (plots, JSON and the report)")
 	f.BoolVar(&fl.force, "force", false, "write into a non-empty --out without earlier results of dpmc utility, and overwrite a --report file that dpmc did not write")
+	f.StringVar(&fl.study, "study", "both", "which curves: both, rmse or ranking")
+	f.Float64Var(&fl.heldOut, "heldout", 0.2, "ranking study: the fraction of users held out of training for the held-out-users protocol, in (0, 1); the split is fixed (seed 3), the noise is not")
+	f.Float64Var(&fl.easeLambda, "ease-lambda", 500, "ranking study: EASE's ridge λ > 0 (500: the best on MovieLens 100k u1; larger data need more)")
 	f.BoolVar(&fl.ablation, "ablation", false, "instead, vary each choice of the default rule on its own (seeded, paired runs: experiments, not releases) and write --out/ablation.md")
 	return cmd
 }
@@ -99,6 +115,16 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 	}
 	if !(fl.delta > 0 && fl.delta < 1) {
 		return fmt.Errorf("utility: --delta %v, want in (0, 1)", fl.delta)
+	}
+	rmseStudy, rankStudy := fl.study == "both" || fl.study == "rmse", fl.study == "both" || fl.study == "ranking"
+	if !rmseStudy && !rankStudy {
+		return fmt.Errorf("utility: --study %q, want both, rmse or ranking", fl.study)
+	}
+	if !(fl.heldOut > 0 && fl.heldOut < 1) {
+		return fmt.Errorf("utility: --heldout %v, want in (0, 1)", fl.heldOut)
+	}
+	if !(fl.easeLambda > 0) || math.IsInf(fl.easeLambda, 0) {
+		return fmt.Errorf("utility: --ease-lambda %v, want a finite number > 0", fl.easeLambda)
 	}
 	// Check every output before the long work.
 	if old, err := os.ReadFile(fl.report); err == nil && !bytes.HasPrefix(old, []byte(utilityMarker)) && !fl.force {
@@ -158,41 +184,112 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 	if fl.ablation {
 		return runAblation(cmd, fl, configs, strings.TrimSpace(command), progress)
 	}
-	var results []*utility.Result
-	var plots []string
-	for k, c := range configs {
-		c.Epsilons, c.Delta, c.Runs, c.Progress = fl.epsilons, fl.delta, fl.runs, progress
-		res, err := utility.Run(cmd.Context(), c)
-		if err != nil {
-			return err
-		}
-		results = append(results, res)
-		base := filepath.Join(fl.out, fmt.Sprintf("utility%d", k+1))
-		for _, format := range []string{"png", "svg"} {
-			if err := res.WritePlot(base+"."+format, format); err != nil {
+	rep := utility.Report{Command: strings.TrimSpace(command)}
+	if rmseStudy {
+		for k, c := range configs {
+			c.Epsilons, c.Delta, c.Runs, c.Progress = fl.epsilons, fl.delta, fl.runs, progress
+			res, err := utility.Run(cmd.Context(), c)
+			if err != nil {
 				return err
 			}
+			rep.RMSE = append(rep.RMSE, res)
+			base := filepath.Join(fl.out, fmt.Sprintf("utility%d", k+1))
+			for _, format := range []string{"png", "svg"} {
+				if err := res.WritePlot(base+"."+format, format); err != nil {
+					return err
+				}
+			}
+			if err := writeUtilityJSON(base+".json", res); err != nil {
+				return err
+			}
+			rep.RMSEPlots = append(rep.RMSEPlots, reportPath(fl.report, base+".png"))
 		}
-		if err := atomicfile.Write(base+".json", true, func(w io.Writer) error {
-			e := json.NewEncoder(w)
-			e.SetIndent("", "  ")
-			return e.Encode(res)
-		}); err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(filepath.Dir(fl.report), base+".png")
-		if err != nil {
-			rel = base + ".png"
-		}
-		plots = append(plots, filepath.ToSlash(rel))
 	}
-	if err := atomicfile.Write(fl.report, true, func(w io.Writer) error {
-		return utility.WriteReport(w, strings.TrimSpace(command), results, plots)
-	}); err != nil {
+	if rankStudy {
+		n := 0
+		for k, c := range configs {
+			rcs, err := rankingConfigs(c, fl, k == len(configs)-1)
+			if err != nil {
+				return err
+			}
+			for _, rc := range rcs {
+				rc.Epsilons, rc.Delta, rc.Runs, rc.Progress = fl.epsilons, fl.delta, fl.runs, progress
+				res, err := utility.RunRanking(cmd.Context(), rc)
+				if err != nil {
+					return err
+				}
+				n++
+				rep.Ranking = append(rep.Ranking, res)
+				base := filepath.Join(fl.out, fmt.Sprintf("utility-ranking%d", n))
+				var plots []string
+				for _, m := range []utility.Metric{utility.MetricNDCG, utility.MetricRecall} {
+					for _, format := range []string{"png", "svg"} {
+						if err := res.WritePlot(base+"-"+string(m)+"."+format, m, format); err != nil {
+							return err
+						}
+					}
+					plots = append(plots, reportPath(fl.report, base+"-"+string(m)+".png"))
+				}
+				if err := writeUtilityJSON(base+".json", res); err != nil {
+					return err
+				}
+				rep.RankingPlots = append(rep.RankingPlots, plots)
+			}
+		}
+	}
+	if err := atomicfile.Write(fl.report, true, rep.Write); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s and %s/utility*.{json,png,svg}\n", fl.report, fl.out)
 	return nil
+}
+
+// rankingConfigs returns the ranking study's two protocols on one data
+// set of the RMSE study: its given split, and held-out users (a fixed
+// split of its training and test ratings together). synthetic marks the
+// generator, whose caveat the report prints.
+func rankingConfigs(c utility.Config, fl *utilityFlags, synthetic bool) ([]utility.RankingConfig, error) {
+	all, err := ratings.New(c.Train.Ratings.Rows(), c.Train.Ratings.Cols(), append(c.Train.Ratings.Triples(), c.Test.Ratings.Triples()...))
+	if err != nil {
+		return nil, fmt.Errorf("utility: %w", err)
+	}
+	d := *c.Train
+	d.Ratings = all
+	ho, err := ratings.SplitUsers(&d, ratings.UserSplit{Fraction: fl.heldOut}, rng.Seeded(3))
+	if err != nil {
+		return nil, fmt.Errorf("utility: %w", err)
+	}
+	note := ""
+	if synthetic {
+		note = "Caveat: the generator draws which items a user rates by item popularity alone (only the rating values depend on the user's factors), so on it popularity is the best possible ranking and the personalized baselines can only lose to it; the ranking curves of real data are those of MovieLens."
+	}
+	base := utility.RankingConfig{
+		Name: c.Name, Note: note,
+		Private: utility.DefaultPrivate(), Baselines: utility.DefaultBaselines(fl.easeLambda),
+	}
+	given, held := base, base
+	given.Protocol, given.Train, given.History, given.Test = "given split", c.Train, c.Train, c.Test
+	held.Protocol = fmt.Sprintf("held-out users (%d of %d users out of training, seed 3; 80 %% of each one's ratings as history, 20 %% scored)", ho.History.Ratings.Rows(), all.Rows())
+	held.Train, held.History, held.Test = ho.Train, ho.History, ho.Test
+	return []utility.RankingConfig{given, held}, nil
+}
+
+// writeUtilityJSON writes v as indented JSON to path, atomically.
+func writeUtilityJSON(path string, v any) error {
+	return atomicfile.Write(path, true, func(w io.Writer) error {
+		e := json.NewEncoder(w)
+		e.SetIndent("", "  ")
+		return e.Encode(v)
+	})
+}
+
+// reportPath returns path relative to the report's folder, with slashes.
+func reportPath(report, path string) string {
+	rel, err := filepath.Rel(filepath.Dir(report), path)
+	if err != nil {
+		rel = path
+	}
+	return filepath.ToSlash(rel)
 }
 
 // runAblation runs utility.Ablate on every data set and writes one

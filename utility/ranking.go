@@ -184,7 +184,8 @@ func BaselineRanker(name string, fit func(train *ratings.Matrix) (baseline.Model
 
 // DefaultBaselines are the non-private baselines of the study: popularity
 // (every training rating counts), EASE with λ = easeLambda (0: baseline's
-// default) and PureSVD with k = 20, on the 0/1 matrix of every rating.
+// default) and PureSVD with k = 20, on the 0/1 matrix of every rating,
+// and the userdp ranking pipeline without noise.
 func DefaultBaselines(easeLambda float64) []Ranker {
 	if easeLambda == 0 {
 		easeLambda = baseline.DefaultEASELambda
@@ -197,13 +198,75 @@ func DefaultBaselines(easeLambda float64) []Ranker {
 		BaselineRanker(fmt.Sprintf("PureSVD, k = %d (non-private)", baseline.DefaultPureSVDRank), func(x *ratings.Matrix) (baseline.Model, error) {
 			return baseline.FitPureSVD(x, baseline.PureSVDOptions{})
 		}),
+		RankingRanker(true),
 	}
 }
 
-// DefaultPrivate are the private series of the study today: the DP
-// popularity of the default release and the rating model. The userdp
-// ranking model joins them as one more Ranker.
-func DefaultPrivate() []Ranker { return []Ranker{DPPopularityRanker(), RatingRanker()} }
+// DefaultPrivate are the private series of the study: the userdp ranking
+// model (--objective ranking) with its defaults, the DP popularity that
+// the same kind of release holds (its noisy positive counts), the DP
+// popularity of the default rating release, and the rating model.
+func DefaultPrivate() []Ranker {
+	return []Ranker{RankingRanker(false), RankingPopularityRanker(), DPPopularityRanker(), RatingRanker()}
+}
+
+// RankerRanking and RankerRankingPopularity name the ranking objective's
+// series.
+const (
+	RankerRanking           = "dpmc ranking model (--objective ranking, userdp.Defaults)"
+	RankerRankingNoNoise    = "dpmc ranking model, no noise (non-private)"
+	RankerRankingPopularity = "DP popularity of the ranking release (its noisy positive counts)"
+)
+
+// rankingOptions are userdpOptions with the ranking objective.
+func rankingOptions(train *ratings.Dataset, eps, delta float64, seed *uint64, noNoise bool) userdp.Options {
+	o := userdpOptions(train, eps, delta, seed)
+	o.Objective = userdp.ObjectiveRanking
+	o.NoNoise = noNoise
+	return o
+}
+
+// rankingScorer scores with a released ranking part: each user's scores
+// come from the release and the user's own history (userdp.RankScores);
+// unreleased items rank below every released one.
+func rankingScorer(train *ratings.Dataset, res *userdp.Result, r *userdp.Ranking) HistoryScorer {
+	return NewReleased(train, res.ItemIDs, func(out []float64, cols []int32, _ []float64) float64 {
+		r.Scores(cols, out)
+		return userdp.UnreleasedScore
+	})
+}
+
+// RankingRanker is the userdp ranking objective with its default rule
+// (private), or the same pipeline without noise (noNoise: non-private; ε
+// is then ignored, and the study trains it once as a baseline).
+func RankingRanker(noNoise bool) Ranker {
+	label := RankerRanking
+	if noNoise {
+		label = RankerRankingNoNoise
+	}
+	return RankerFunc{Label: label, Fit: func(ctx context.Context, train *ratings.Dataset, eps, delta float64, seed *uint64) (HistoryScorer, error) {
+		if noNoise {
+			eps, delta = 1, 1e-6 // not used without noise; valid for Defaults
+		}
+		res, err := userdp.Train(ctx, train, rankingOptions(train, eps, delta, seed, noNoise))
+		if err != nil {
+			return nil, err
+		}
+		return rankingScorer(train, res, res.Ranking), nil
+	}}
+}
+
+// RankingPopularityRanker ranks by the noisy positive counts of the
+// ranking release alone: the DP popularity that release holds.
+func RankingPopularityRanker() Ranker {
+	return RankerFunc{Label: RankerRankingPopularity, Fit: func(ctx context.Context, train *ratings.Dataset, eps, delta float64, seed *uint64) (HistoryScorer, error) {
+		res, err := userdp.Train(ctx, train, rankingOptions(train, eps, delta, seed, false))
+		if err != nil {
+			return nil, err
+		}
+		return rankingScorer(train, res, res.Ranking.Popularity()), nil
+	}}
+}
 
 // RankingConfig describes one ranking study: one data set under one
 // protocol.

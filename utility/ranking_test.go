@@ -49,9 +49,9 @@ func TestRunRanking(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// 3 baselines, 2 private series × 2 ε.
-			if len(res.Points) != 7 {
-				t.Fatalf("%d points, want 7", len(res.Points))
+			// 4 baselines, 4 private series × 2 ε.
+			if len(res.Points) != 12 {
+				t.Fatalf("%d points, want 12", len(res.Points))
 			}
 			for _, p := range res.Points {
 				for _, s := range []Stat{p.NDCG, p.Recall} {

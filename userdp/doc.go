@@ -120,9 +120,24 @@
 // direction.
 //
 // The guarantee holds for unseeded runs (every draw from crypto/rand, or
-// from streams keyed by a secret 256-bit key drawn from crypto/rand:
-// Plan.SetKey) and for options chosen without looking at the data. Seeded runs are for
-// experiments and say so. What the discrete sampler leaves open: the time
+// from streams keyed by a run key: Plan.SetKey) and for options chosen
+// without looking at the data. Seeded runs are for experiments and say
+// so.
+//
+// # The noise key and its lifetime
+//
+// A caller's key (Plan.SetKey: 256 secret bits from crypto/rand) is never
+// used as it is: each run's key is HMAC-SHA-256(key, domain ‖ nonce) with
+// a launch nonce of 256 fresh bits from crypto/rand, drawn at every
+// SetKey. So a key may be reused: two runs with one key (on the same or
+// on neighbouring data) carry independent noise, and the difference of
+// their releases is not the difference of their data
+// (TestReusedKeyDoesNotCancel). The nonce lives for one run: the workers
+// of a distributed run share it (Plan.SetLaunchKey, with the nonce its
+// launcher drew once) so that all of them, and every retried bundle,
+// draw the same noise; no nonce may serve two runs. Whoever holds the key
+// and the nonce of a run can remove its noise, so both stay secret; the
+// key may live as long as it stays secret. What the discrete sampler leaves open: the time
 // a rejection sampler takes depends on the noise drawn (package discrete).
 //
 // # Building blocks, and why the release does not depend on data order

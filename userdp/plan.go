@@ -3,6 +3,7 @@ package userdp
 import (
 	"cmp"
 	"crypto/hmac"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -36,7 +37,7 @@ import (
 // order of the item IDs: then float rounding, and so every decision, is
 // the same whatever the partitioning. Train does exactly that.
 //
-// After NewPlan, a Plan's methods other than SetKey, ReleaseMean (which
+// After NewPlan, a Plan's methods other than SetKey, SetLaunchKey, ReleaseMean (which
 // records the centre's origin in the report) and Decide only read it:
 // once those have run, they are safe for concurrent use.
 type Plan struct {
@@ -88,15 +89,47 @@ func (p *Plan) Options() Options { return p.opts }
 // Report returns the privacy report; it is complete after Decide.
 func (p *Plan) Report() *Report { return p.report }
 
-// SetKey makes the noise of an unseeded plan a deterministic function of
-// the secret key and the release's (phase, step, ID): a ChaCha8 stream
-// keyed by HMAC-SHA-256(key, stream name). Without a key an unseeded plan
-// draws every release from crypto/rand. The key must come from
-// crypto/rand and stay secret: whoever holds it can remove the noise. A
-// distributed run sets one key at launch, so that a re-executed bundle
-// draws exactly the noise it drew the first time. Seeded plans ignore the
-// key.
-func (p *Plan) SetKey(key [32]byte) { p.key = &key }
+// SetKey keys the noise of an unseeded plan with the caller's secret key
+// and a fresh launch nonce: it is SetLaunchKey(key, NewLaunchNonce()).
+// Because the nonce is new at every call, one key never draws the same
+// noise twice: two plans given the same key (two runs, on the same data
+// or on neighbouring data sets) carry independent noise, and the
+// difference of their releases is not the difference of their data.
+// The key must still come from crypto/rand and stay secret for the
+// run's lifetime (whoever holds the key and the nonce can remove the
+// noise); it may be reused across runs. Without a key an unseeded plan
+// draws every release from crypto/rand. Seeded plans ignore the key.
+func (p *Plan) SetKey(key [32]byte) { p.SetLaunchKey(key, NewLaunchNonce()) }
+
+// NewLaunchNonce returns 256 fresh bits from crypto/rand: the nonce of
+// one launch of a run (SetLaunchKey).
+func NewLaunchNonce() [32]byte {
+	var n [32]byte
+	crand.Read(n[:]) // never fails (Go ≥ 1.24 crashes the program instead)
+	return n
+}
+
+// SetLaunchKey makes the noise of an unseeded plan a deterministic
+// function of the run key HMAC-SHA-256(key, domain ‖ nonce) and the
+// release's (phase, step, ID): a ChaCha8 stream keyed by
+// HMAC-SHA-256(run key, stream name). It is for the workers of one
+// distributed run, which must all draw the same noise (and a re-executed
+// bundle exactly the noise it drew the first time): the launcher draws
+// the nonce once (NewLaunchNonce) and ships it with the key to every
+// worker. The key's and the nonce's lifetime is that one run: a nonce
+// given to two runs with one key makes their noise identical, and the
+// difference of their releases is then the exact difference of their
+// data. Use SetKey everywhere else. Seeded plans ignore the key.
+func (p *Plan) SetLaunchKey(key, nonce [32]byte) {
+	m := hmac.New(sha256.New, key[:])
+	m.Write([]byte(launchDomain))
+	m.Write(nonce[:])
+	var k [32]byte
+	m.Sum(k[:0])
+	p.key = &k
+}
+
+const launchDomain = "dpmc/userdp/launch/v1"
 
 // phase tags of the random streams derived from (seed, phase, row).
 const (

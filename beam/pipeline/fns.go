@@ -20,11 +20,13 @@ import (
 
 // job is what every DoFn carries, gob-encoded (Options holds a NaN
 // centre, which JSON cannot encode): the options, the secret noise key of
-// an unseeded run and how to read the files.
+// an unseeded run with the nonce of its launch, and how to read the
+// files.
 type job struct {
-	Opts userdp.Options
-	Key  []byte
-	Read ratings.Options
+	Opts  userdp.Options
+	Key   []byte
+	Nonce [32]byte
+	Read  ratings.Options
 }
 
 func (j *job) encode() ([]byte, error) {
@@ -68,7 +70,7 @@ func (b *Base) newPlan() (*userdp.Plan, error) {
 		return nil, err
 	}
 	if len(j.Key) == 32 {
-		p.SetKey([32]byte(j.Key))
+		p.SetLaunchKey([32]byte(j.Key), j.Nonce)
 	}
 	return p, nil
 }

@@ -38,8 +38,11 @@ type Config struct {
 	Save string
 	// Force overwrites an existing Save.
 	Force bool
-	// Key is the secret noise key of an unseeded run (32 bytes); Build
-	// draws it from crypto/rand when it is empty. Ignored when seeded.
+	// Key is the caller's secret noise key of an unseeded run (32 bytes);
+	// Build draws it from crypto/rand when it is empty. Ignored when
+	// seeded. The run's noise is keyed by Key and a launch nonce that
+	// every Build draws afresh from crypto/rand (userdp.Plan.SetKey), so
+	// reusing a key for two runs gives them independent noise.
 	Key []byte
 }
 
@@ -126,19 +129,7 @@ func Build(s beam.Scope, c *Config) error {
 	if _, err := userdp.NewPlan(o); err != nil {
 		return err
 	}
-	o.Progress = nil
-	j := &job{Opts: o, Read: c.Read}
-	if !o.Seeded {
-		if len(c.Key) == 0 {
-			c.Key = make([]byte, 32)
-			rand.Read(c.Key)
-		}
-		if len(c.Key) != 32 {
-			return fmt.Errorf("pipeline: %w: the noise key has %d bytes, want 32", ErrConfig, len(c.Key))
-		}
-		j.Key = c.Key
-	}
-	enc, err := j.encode()
+	enc, err := newJob(c, o)
 	if err != nil {
 		return err
 	}
@@ -181,6 +172,30 @@ func Build(s beam.Scope, c *Config) error {
 	}
 	beam.ParDo0(s.Scope("write model"), &writeFn{Base: b, Save: c.Save, Force: c.Force}, rel, g)
 	return nil
+}
+
+// newJob returns the encoded job of one launch: the options and, when
+// unseeded, the key (c.Key, drawn when empty) and a fresh launch nonce.
+// Every call draws a new nonce, so two launches never share their noise,
+// while every worker of one launch decodes the same job.
+func newJob(c *Config, o userdp.Options) ([]byte, error) {
+	o.Progress = nil
+	j := &job{Opts: o, Read: c.Read}
+	if !o.Seeded {
+		if len(c.Key) == 0 {
+			c.Key = make([]byte, 32)
+			rand.Read(c.Key)
+		}
+		if len(c.Key) != 32 {
+			return nil, fmt.Errorf("pipeline: %w: the noise key has %d bytes, want 32", ErrConfig, len(c.Key))
+		}
+		j.Key = c.Key
+		// One nonce per launch, shipped to every worker with the key: all
+		// workers (and retried bundles) draw the same noise, and no two
+		// launches do.
+		j.Nonce = userdp.NewLaunchNonce()
+	}
+	return j.encode()
 }
 
 // Run builds the pipeline and runs it on the runner named by Beam's

@@ -72,13 +72,39 @@ func NewPlan(opts Options) (*Plan, error) {
 // (ReleaseMean's second result) and calibrates the remaining releases.
 // It must be called once, before any method that releases counts, biases
 // or factors; a second call returns an error.
+//
+// It refuses (with a *ParamError naming Delta) a δ that is not below
+// 1/n for n = users + 3σ, the released number of users raised by three
+// of its noise's standard deviations (a high estimate of the true
+// number, computed from the release alone, so the refusal is
+// post-processing): with δ ≥ 1/n, a mechanism that publishes one random
+// user's data outright is (0, δ)-DP, so such a δ guarantees nothing at
+// the user level.
 func (p *Plan) Decide(users float64) error {
 	if p.decided {
 		return errors.New("userdp: Plan.Decide called twice")
 	}
 	p.decided = true
+	if err := p.checkDelta(users); err != nil {
+		return err
+	}
 	p.decideFactors(users)
 	return p.planRest()
+}
+
+// checkDelta refuses a δ that is not below 1/n, n the released number
+// of users plus three noise standard deviations (see Decide).
+func (p *Plan) checkDelta(users float64) error {
+	o := &p.opts
+	if o.NoNoise {
+		return nil
+	}
+	n := math.Max(users+3*p.noise.meanCount.sigma, 1)
+	if o.Delta*n < 1 {
+		return nil
+	}
+	return &ParamError{Field: "Delta", Flag: optionFlags["Delta"], Value: fmt.Sprintf("%g", o.Delta),
+		Reason: fmt.Sprintf("is not below 1/n for n ≈ %.0f users (the released number of users %.0f plus 3σ of its noise): with δ ≥ 1/n, publishing one user's data outright would meet the guarantee; want δ well below %.2g (e.g. %.0e)", n, users, 1/n, math.Pow(10, math.Floor(math.Log10(1/n))-2))}
 }
 
 // Options returns the plan's options; after Decide they hold the factor
@@ -346,9 +372,13 @@ func (p *Plan) calibrate(name string, l2 float64, coords int, share float64, tim
 		return noiser{sigma: sigma}, nil
 	}
 	// γ depends on σ and σ on Δ₂′: raise σ until its grid's rounding cost
-	// is covered (γ only grows with σ, so this settles at once).
+	// is covered (γ only grows with σ, so this settles at once unless
+	// γ·√coords is comparable to Δ₂).
 	l2r := l2
-	for range 8 {
+	for range 16 {
+		if !(sigma >= 1e-100 && sigma <= 1e100) {
+			return noiser{}, p.sigmaRangeError(name, sigma)
+		}
 		d, err := discrete.NewGaussian(sigma)
 		if err != nil {
 			return noiser{}, fmt.Errorf("userdp: %s: %w", name, err)
@@ -364,7 +394,20 @@ func (p *Plan) calibrate(name string, l2 float64, coords int, share float64, tim
 		l2r = sens.L2
 		sigma = sigmaFor(l2r)
 	}
-	return noiser{}, fmt.Errorf("userdp: %s: the discrete noise's grid did not settle", name)
+	return noiser{}, &ParamError{Field: "MaxItemsPerUser", Flag: optionFlags["MaxItemsPerUser"], Value: fmt.Sprint(p.opts.MaxItemsPerUser),
+		Reason: fmt.Sprintf("is too large for Epsilon = %g (--epsilon): the rounding of %s to the discrete noise's grid (γ·√%d) outgrows its sensitivity %g; lower it or raise the ε", p.opts.Epsilon, name, coords, l2)}
+}
+
+// sigmaRangeError explains a noise scale outside what the exact sampler
+// takes ([1e-100, 1e100]) by the option that set it.
+func (p *Plan) sigmaRangeError(name string, sigma float64) error {
+	o := &p.opts
+	if sigma < 1e-100 {
+		return &ParamError{Field: "Epsilon", Flag: optionFlags["Epsilon"], Value: fmt.Sprintf("%g", o.Epsilon),
+			Reason: fmt.Sprintf("is too large for the bounds (clip norm, bias and residual bounds, rating range): the noise of %s would be σ = %.3g, below the exact sampler's 1e-100; want a smaller ε (accepted: [%g, %g]) or larger bounds", name, sigma, float64(MinEpsilon), float64(MaxEpsilon))}
+	}
+	return &ParamError{Field: "Epsilon", Flag: optionFlags["Epsilon"], Value: fmt.Sprintf("%g", o.Epsilon),
+		Reason: fmt.Sprintf("is too small for the bounds (clip norm, bias and residual bounds, rating range): the noise of %s would be σ = %.3g, above the exact sampler's 1e100; want a larger ε (accepted: [%g, %g]) or smaller bounds", name, sigma, float64(MinEpsilon), float64(MaxEpsilon))}
 }
 
 // decideFactors applies the AutoFactors rule to the released number of

@@ -104,7 +104,7 @@ func TestValidateNamesFieldAndFlag(t *testing.T) {
 		{"delta 1", with(base, func(o *Options) { o.Delta = 1 }), "Delta", "--delta = 1, want in (0, 1)"},
 		{"float unseeded", with(base, func(o *Options) { o.Sampler = SamplerFloat }), "Sampler", "--sampler float is not private"},
 		{"workers", with(base, func(o *Options) { o.Workers = 9e18 }), "Workers", "--workers = 9000000000000000000, want in [0, 4096]"},
-		{"rank huge", with(base, func(o *Options) { o.Rank, o.HeadItems = 1 << 20, 1 << 21 }), "Rank", "--rank = 1048576, want ≤ 1024"},
+		{"rank huge", with(base, func(o *Options) { o.Rank, o.HeadItems = 1<<20, 1<<21 }), "Rank", "--rank = 1048576, want ≤ 1024"},
 		{"none iters 0", with(none, func(o *Options) { o.Iters = 0 }), "Iters", "--iters = 0: the non-private baseline"},
 	}
 	for _, c := range cases {

@@ -53,7 +53,7 @@ func TestLaunchKeySharedByWorkers(t *testing.T) {
 	if a, b := draw(nonce), draw(NewLaunchNonce()); a == b {
 		t.Errorf("two nonces drew the same %v", a)
 	}
-	if NewLaunchNonce() == NewLaunchNonce() {
+	if n1, n2 := NewLaunchNonce(), NewLaunchNonce(); n1 == n2 {
 		t.Error("two launch nonces are equal")
 	}
 }

@@ -428,8 +428,12 @@ func (p *Plan) decideFactors(users float64) {
 		return
 	}
 	score := users * o.Epsilon
+	// The noisy count can be negative (a catalogue that no rating
+	// matches, say); it is shown clamped at 0, as post-processing. The
+	// rule compares the count itself.
+	shown := math.Max(users, 0)
 	if score >= o.AutoFactorThreshold {
-		r.Factors = fmt.Sprintf("rank %d: released users × ε = %.0f × %g ≥ %g", o.Rank, users, o.Epsilon, o.AutoFactorThreshold)
+		r.Factors = fmt.Sprintf("rank %d: released users × ε = %.0f × %g ≥ %g", o.Rank, shown, o.Epsilon, o.AutoFactorThreshold)
 		return
 	}
 	o.Rank = 0
@@ -439,11 +443,11 @@ func (p *Plan) decideFactors(users float64) {
 	c := o.Shares.CountsWithoutFactors
 	switch c {
 	case 0:
-		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item biases", users, o.Epsilon, o.AutoFactorThreshold)
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item biases", shown, o.Epsilon, o.AutoFactorThreshold)
 	case 0.5:
-		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts and biases (half each)", users, o.Epsilon, o.AutoFactorThreshold)
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts and biases (half each)", shown, o.Epsilon, o.AutoFactorThreshold)
 	default:
-		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts (%.3g of it) and biases", users, o.Epsilon, o.AutoFactorThreshold, c)
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts (%.3g of it) and biases", shown, o.Epsilon, o.AutoFactorThreshold, c)
 	}
 	o.Shares.Counts += c * o.Shares.Factors
 	o.Shares.Biases += (1 - c) * o.Shares.Factors

@@ -28,7 +28,8 @@ type Release struct {
 	// steps for the factor statistics); 1 otherwise.
 	Times int `json:"times"`
 	// Grid is the discrete noise's grid step γ (a power of two; every
-	// released coordinate is an integer multiple of it), or 0 for float
+	// noisy coordinate of this release is an integer multiple of it,
+	// though what is computed from them is not), or 0 for float
 	// noise.
 	Grid float64 `json:"grid,omitempty"`
 }

@@ -87,9 +87,12 @@
 //
 // By default (Options.Sampler = SamplerDiscrete) every release rounds its
 // statistic to a grid γℤ (γ a power of two, about 2⁻²⁸σ) and adds γ times
-// an exact discrete Gaussian integer (package discrete), so every released
-// number is a multiple of γ and no floating-point pattern of the noise
-// reaches the output. Rounding moves each of the n coordinates a user can
+// an exact discrete Gaussian integer (package discrete), so every noisy
+// statistic (the sums, counts and matrices listed above) is a multiple of
+// its release's γ and no floating-point pattern of the noise reaches it.
+// μ, the biases and V are computed from the noisy statistics
+// (post-processing: shrinkage, solves, normalization), so they are not
+// multiples of γ, and they need not be. Rounding moves each of the n coordinates a user can
 // change by less than γ more, so each release is calibrated and reported
 // at Δ₂′ = Δ₂ + γ√n. A discrete Gaussian release is (Δ₂′²/(2σ²))-zCDP
 // (Canonne, Kamath & Steinke 2020, Theorem 14) — not exactly GDP — and

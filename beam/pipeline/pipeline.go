@@ -44,6 +44,17 @@ type Config struct {
 	// every Build draws afresh from crypto/rand (userdp.Plan.SetKey), so
 	// reusing a key for two runs gives them independent noise.
 	Key []byte
+	// ShuffleCounters reports the shuffle counters (elements and payload
+	// bytes per stage) to the runner's metrics, and Run returns them.
+	// They are exact figures of the data (numbers of ratings, of users
+	// per stage, of bytes of IDs): whoever reads the runner's metrics
+	// (its console, monitoring) sees them. Off by default.
+	ShuffleCounters bool
+	// LogIDs lets an error name the user and item IDs it is about (a
+	// duplicate (user, item) pair); the error reaches the runner's logs,
+	// which are not private. Off by default: the error says what is wrong
+	// without the IDs.
+	LogIDs bool
 }
 
 // ErrConfig is wrapped by every error about a bad Config.
@@ -180,7 +191,7 @@ func Build(s beam.Scope, c *Config) error {
 // while every worker of one launch decodes the same job.
 func newJob(c *Config, o userdp.Options) ([]byte, error) {
 	o.Progress = nil
-	j := &job{Opts: o, Read: c.Read}
+	j := &job{Opts: o, Read: c.Read, Counters: c.ShuffleCounters, LogIDs: c.LogIDs}
 	if !o.Seeded {
 		if len(c.Key) == 0 {
 			c.Key = make([]byte, 32)
@@ -199,10 +210,10 @@ func newJob(c *Config, o userdp.Options) ([]byte, error) {
 }
 
 // Run builds the pipeline and runs it on the runner named by Beam's
-// --runner flag (default prism, in process). It returns the shuffle
-// counters ("NAME elements", "NAME bytes": payload bytes of the IDs and
-// numbers sent through each shuffle, summed over the whole run), where
-// the runner reports metrics.
+// --runner flag (default prism, in process). With c.ShuffleCounters it
+// returns the shuffle counters ("NAME elements", "NAME bytes": payload
+// bytes of the IDs and numbers sent through each shuffle, summed over the
+// whole run), where the runner reports metrics; without, an empty map.
 func Run(ctx context.Context, c *Config) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	if err := Build(s, c); err != nil {

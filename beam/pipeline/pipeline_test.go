@@ -297,3 +297,58 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// F3: the shuffle counters (exact figures of the data) reach the
+// runner's metrics only when asked for.
+func TestShuffleCountersOnlyWhenAsked(t *testing.T) {
+	file := writeCSV(t, 60, 3)
+	for _, on := range []bool{false, true} {
+		cfg := &Config{Files: []string{file}, ShuffleCounters: on}
+		lo, hi, err := Resolve(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Options = userdp.Defaults(5, 1e-6, lo, hi)
+		cfg.Options.Seeded = true
+		cfg.Save = filepath.Join(t.TempDir(), "model.dpmc")
+		counters, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if on && counters["ratings by user elements"] == 0 {
+			t.Errorf("ShuffleCounters on: counters %v lack the ratings", counters)
+		}
+		if !on && len(counters) != 0 {
+			t.Errorf("ShuffleCounters off: counters %v reached the runner's metrics", counters)
+		}
+	}
+}
+
+// F3: a duplicate (user, item) pair is refused without naming the IDs
+// (the error reaches the runner's logs) unless LogIDs asks for them.
+func TestDuplicatePairHidesIDs(t *testing.T) {
+	for _, logIDs := range []bool{false, true} {
+		c := &Config{Key: bytes.Repeat([]byte{1}, 32), LogIDs: logIDs}
+		enc, err := newJob(c, userdp.Defaults(1, 1e-6, 1, 5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &prepareFn{Base: Base{Job: enc}}
+		rs := []rating{{Item: "secret-item", Value: 3}, {Item: "secret-item", Value: 4}}
+		next := func(r *rating) bool {
+			if len(rs) == 0 {
+				return false
+			}
+			*r, rs = rs[0], rs[1:]
+			return true
+		}
+		err = f.ProcessElement("secret-user", next, func(userRec) {})
+		if err == nil {
+			t.Fatal("a duplicate pair was accepted")
+		}
+		named := strings.Contains(err.Error(), "secret-user") || strings.Contains(err.Error(), "secret-item")
+		if named != logIDs || !strings.Contains(err.Error(), "twice") {
+			t.Errorf("LogIDs %v: %q", logIDs, err)
+		}
+	}
+}

@@ -103,8 +103,8 @@ func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data str
 // item, which private selection gives when no item's noisy weighted count
 // clears the threshold — too few users for ε (such a model predicts every
 // item by the centre, the tail bias and the user's own bias, and
-// recommends nothing); and a catalogue (--items) that none or fewer than
-// half of the training ratings match.
+// recommends nothing); and a catalogue (--items) that no training rating
+// matches.
 func (s *Summary) Warnings() []string {
 	var w []string
 	if s.Release.Items == 0 {
@@ -114,14 +114,10 @@ func (s *Summary) Warnings() []string {
 		}
 		w = append(w, why+"; the model predicts every item by μ, the tail bias and the user's own bias, and recommends nothing (remedies: a larger --epsilon, more users, or a public item catalogue with --items FILE, which releases every catalogue item)")
 	}
-	// A catalogue that (almost) none of the data matches releases noise.
+	// A catalogue that none of the data matches releases noise alone.
 	// The figures are the operator's evaluation, not released.
-	if e := s.Evaluation; e.DroppedOutsideCatalogue > 0 && e.DroppedOutsideCatalogue*2 >= e.TrainRatings {
-		what := "none of the training ratings is of an item in the catalogue"
-		if e.DroppedOutsideCatalogue < e.TrainRatings {
-			what = fmt.Sprintf("most training ratings (%d of %d) are of items outside the catalogue", e.DroppedOutsideCatalogue, e.TrainRatings)
-		}
-		w = append(w, what+" (--items): they were dropped, and the released counts, biases and factors of the catalogue's items are mostly noise (check that the catalogue's IDs are the data's item IDs)")
+	if e := s.Evaluation; e.DroppedOutsideCatalogue > 0 && e.DroppedOutsideCatalogue == e.TrainRatings {
+		w = append(w, fmt.Sprintf("none of the training ratings is of an item in the catalogue (--items): all %d were dropped, and the released counts, biases and factors are noise alone (check that the catalogue's IDs are the data's item IDs)", e.DroppedOutsideCatalogue))
 	}
 	return w
 }

@@ -28,7 +28,8 @@ type Release struct {
 	// steps for the factor statistics); 1 otherwise.
 	Times int `json:"times"`
 	// Grid is the discrete noise's grid step γ (a power of two; every
-	// released coordinate is an integer multiple of it), or 0 for float
+	// noisy coordinate of this release is an integer multiple of it,
+	// though what is computed from them is not), or 0 for float
 	// noise.
 	Grid float64 `json:"grid,omitempty"`
 }
@@ -113,15 +114,32 @@ func MuFor(epsilon, delta float64) (float64, error) {
 // exist, and the union bound over them gives the term for n. See the
 // package documentation for why δ_sel adds to the δ of the Gaussian
 // releases.
+//
+// It takes the maximum over every n up to selectionExactItems, and beyond
+// that an upper bound over blocks [a, b] with b ≈ a·(1 + 2⁻⁶): for n in
+// the block, n·P[1/√n + N(0, σ²) ≥ τ] ≤ b·P[1/√a + N(0, σ²) ≥ τ] (the
+// probability falls as n grows). An upper bound on δ_sel is safe (the
+// threshold that meets it is only higher), and the work is
+// O(selectionExactItems + log maxItems) whatever maxItems.
 func SelectionDelta(tau, sigma float64, maxItems int) float64 {
+	tailAt := func(n float64) float64 { // P[1/√n + N(0, σ²) ≥ τ]
+		return 0.5 * math.Erfc((tau-1/math.Sqrt(n))/sigma/math.Sqrt2)
+	}
 	var worst float64
-	for n := 1; n <= maxItems; n++ {
-		z := (tau - 1/math.Sqrt(float64(n))) / sigma
-		p := float64(n) * 0.5 * math.Erfc(z/math.Sqrt2)
-		worst = math.Max(worst, p)
+	for n := 1; n <= min(maxItems, selectionExactItems); n++ {
+		worst = math.Max(worst, float64(n)*tailAt(float64(n)))
+	}
+	for a := selectionExactItems + 1; a <= maxItems; {
+		b := min(maxItems, a+a>>6)
+		worst = math.Max(worst, float64(b)*tailAt(float64(a)))
+		a = b + 1
 	}
 	return worst
 }
+
+// selectionExactItems is how far SelectionDelta takes the maximum over
+// every n (the default contribution cap, 1000, is below it).
+const selectionExactItems = 4096
 
 // selectionCost is what private selection with failure probability
 // δ_sel adds to the δ of the other releases: δ_sel/(1 − δ_sel). With the

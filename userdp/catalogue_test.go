@@ -54,3 +54,37 @@ func FuzzReadCatalogue(f *testing.F) {
 		}
 	})
 }
+
+// Item 10: a catalogue that matches none of the data warns, and the
+// report never shows a negative noisy number of users.
+func TestCatalogueMatchingNothingWarns(t *testing.T) {
+	d := small(t, "")
+	o := Defaults(0.05, 1e-6, 1, 5).WithCatalogue([]string{"x1", "x2", "x3"})
+	res := train(t, d, o)
+	s := Summarize(res, o, d, nil, "small", 0)
+	found := false
+	for _, w := range s.Warnings() {
+		if strings.Contains(w, "none of the training ratings is of an item in the catalogue") && strings.Contains(w, "--items") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no warning for a catalogue that matches nothing: %q", s.Warnings())
+	}
+	ok := Summarize(train(t, d, Defaults(5, 1e-6, 1, 5)), Defaults(5, 1e-6, 1, 5), d, nil, "small", 0)
+	for _, w := range ok.Warnings() {
+		if strings.Contains(w, "catalogue") {
+			t.Errorf("a warning about a catalogue without one: %q", w)
+		}
+	}
+	p, err := NewPlan(Defaults(1, 1e-6, 1, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Decide(-42); err != nil {
+		t.Fatal(err)
+	}
+	if f := p.Report().Factors; strings.Contains(f, "-42") || !strings.Contains(f, "= 0 × 1") {
+		t.Errorf("factors line %q shows the negative noisy count", f)
+	}
+}

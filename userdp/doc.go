@@ -152,9 +152,12 @@
 //
 // By default (Options.Sampler = SamplerDiscrete) every release rounds its
 // statistic to a grid γℤ (γ a power of two, about 2⁻²⁸σ) and adds γ times
-// an exact discrete Gaussian integer (package discrete), so every released
-// number is a multiple of γ and no floating-point pattern of the noise
-// reaches the output. Rounding moves each of the n coordinates a user can
+// an exact discrete Gaussian integer (package discrete), so every noisy
+// statistic (the sums, counts and matrices listed above) is a multiple of
+// its release's γ and no floating-point pattern of the noise reaches it.
+// μ, the biases and V are computed from the noisy statistics
+// (post-processing: shrinkage, solves, normalization), so they are not
+// multiples of γ, and they need not be. Rounding moves each of the n coordinates a user can
 // change by less than γ more, so each release is calibrated and reported
 // at Δ₂′ = Δ₂ + γ√n. A discrete Gaussian release is (Δ₂′²/(2σ²))-zCDP
 // (Canonne, Kamath & Steinke 2020, Theorem 14) — not exactly GDP — and
@@ -185,9 +188,24 @@
 // direction.
 //
 // The guarantee holds for unseeded runs (every draw from crypto/rand, or
-// from streams keyed by a secret 256-bit key drawn from crypto/rand:
-// Plan.SetKey) and for options chosen without looking at the data. Seeded runs are for
-// experiments and say so. What the discrete sampler leaves open: the time
+// from streams keyed by a run key: Plan.SetKey) and for options chosen
+// without looking at the data. Seeded runs are for experiments and say
+// so.
+//
+// # The noise key and its lifetime
+//
+// A caller's key (Plan.SetKey: 256 secret bits from crypto/rand) is never
+// used as it is: each run's key is HMAC-SHA-256(key, domain ‖ nonce) with
+// a launch nonce of 256 fresh bits from crypto/rand, drawn at every
+// SetKey. So a key may be reused: two runs with one key (on the same or
+// on neighbouring data) carry independent noise, and the difference of
+// their releases is not the difference of their data
+// (TestReusedKeyDoesNotCancel). The nonce lives for one run: the workers
+// of a distributed run share it (Plan.SetLaunchKey, with the nonce its
+// launcher drew once) so that all of them, and every retried bundle,
+// draw the same noise; no nonce may serve two runs. Whoever holds the key
+// and the nonce of a run can remove its noise, so both stay secret; the
+// key may live as long as it stays secret. What the discrete sampler leaves open: the time
 // a rejection sampler takes depends on the noise drawn (package discrete).
 //
 // # Building blocks, and why the release does not depend on data order

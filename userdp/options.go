@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // ErrParam is wrapped by every error that reports an invalid option, so
@@ -124,8 +126,9 @@ type Shares struct {
 // public knowledge, never from a look at the private data.
 type Options struct {
 	// Epsilon and Delta are the target total (ε, δ) of everything
-	// released, user-level. Epsilon > 0, Delta in (0, 1). Ignored with
-	// NoNoise.
+	// released, user-level. Epsilon in [MinEpsilon, MaxEpsilon], Delta in
+	// (0, 1) and below 1/n for the released number of users n (Decide
+	// refuses it otherwise). Ignored with NoNoise.
 	Epsilon float64 `json:"epsilon"`
 	Delta   float64 `json:"delta"`
 
@@ -164,10 +167,11 @@ type Options struct {
 	// the number of users alone.
 	Center float64 `json:"center"`
 
-	// Rank is the number of latent factors (≥ 1; 0 = biases only).
+	// Rank is the number of latent factors (in [1, MaxRank]; 0 = biases
+	// only).
 	Rank int `json:"rank"`
 	// Iters is the number of ALS steps T (item releases) after the start,
-	// ≥ 0 (≥ 1 without a PCA start).
+	// in [0, MaxIters] (≥ 1 without a PCA start).
 	Iters int `json:"iters"`
 	// HeadItems (≥ Rank) caps the items that get factors: the most
 	// popular by released count (whose count also reaches TailCount).
@@ -175,8 +179,8 @@ type Options struct {
 	// items only, so a small head concentrates the signal.
 	HeadItems int `json:"head_items"`
 	// MaxItemsPerUser is the most ratings one user contributes to any
-	// release (≥ 1); a user with more contributes a uniformly random
-	// subset. Users fit their own factors from all their ratings.
+	// release, in [1, MaxMaxItemsPerUser]; a user with more contributes a
+	// uniformly random subset. Users fit their own factors from all their ratings.
 	MaxItemsPerUser int `json:"max_items_per_user"`
 	// ClipNorm C (> 0, factor units): user factors are scaled to ‖u‖₂ ≤ C
 	// before they enter an item step.
@@ -240,8 +244,8 @@ type Options struct {
 	// therefore NOT private. Without, every draw comes from crypto/rand.
 	Seed   uint64 `json:"seed"`
 	Seeded bool   `json:"seeded"`
-	// Workers is the number of goroutines (≥ 1; 0 = all CPUs). Results do
-	// not depend on it.
+	// Workers is the number of goroutines (in [1, MaxWorkers]; 0 = all
+	// CPUs). Results do not depend on it.
 	Workers int `json:"workers"`
 	// Progress, if not nil, is called after each stage with a short
 	// description; never concurrently.
@@ -368,7 +372,7 @@ type Overrides struct {
 
 // With returns o with v applied. It returns an error wrapping ErrParam
 // for a factor share outside (0, biases + factors) or one given without a
-// rank or steps; the other values are checked by Train.
+// rank or steps; the other values are checked by Validate (and Train).
 func (o Options) With(v Overrides) (Options, error) {
 	if v.FactorShare != nil && v.Rank == nil && v.Iters == nil {
 		return o, fmt.Errorf("userdp: %w: a factor share needs a rank or a number of steps", ErrParam)
@@ -422,75 +426,173 @@ func (o Options) WithCenter(c float64) Options {
 	return o
 }
 
-// validate checks every option and names the first bad one.
-func (o *Options) validate() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("userdp: %w: "+format, append([]any{ErrParam}, args...)...)
+// The accepted ranges of the options that would otherwise make the
+// calibration or the training run for ever or break the noise sampler.
+const (
+	// MaxEpsilon is the largest accepted Epsilon. Beyond it the noise
+	// scale leaves the range the exact sampler takes (and e^ε bounds
+	// nothing anyway).
+	MaxEpsilon = 1000
+	// MinEpsilon is the smallest accepted Epsilon.
+	MinEpsilon = 1e-6
+	// MaxMaxItemsPerUser is the largest accepted MaxItemsPerUser: no user
+	// contributes more ratings than that, and beyond it the discrete
+	// noise's grid rounding (γ·√n) is no longer negligible.
+	MaxMaxItemsPerUser = 1_000_000_000
+	// MaxRank, MaxIters and MaxWorkers bound Rank, Iters and Workers.
+	MaxRank    = 1024
+	MaxIters   = 1000
+	MaxWorkers = 4096
+)
+
+// ParamError is the error of an invalid option. It wraps ErrParam and
+// names the Options field and the flag of dpmc train --privacy user
+// (and dpmc-beam) that sets it, so that a Go caller and the command line
+// get the same refusal.
+type ParamError struct {
+	// Field is the Options field, e.g. "Rank" or "Shares.Counts".
+	Field string
+	// Flag is the flag that sets it, e.g. "--rank"; "" when none does.
+	Flag string
+	// Value is the value given, formatted.
+	Value string
+	// Reason says what is wrong and what is wanted, e.g. "want ≥ 0".
+	Reason string
+}
+
+// sep is what joins "Field = value" to the reason.
+func (e *ParamError) sep() string {
+	switch {
+	case strings.HasPrefix(e.Reason, "want"):
+		return ", "
+	case strings.HasPrefix(e.Reason, ":"):
+		return ""
+	}
+	return " "
+}
+
+// Error returns "userdp: invalid parameter: Field = value (--flag), reason".
+func (e *ParamError) Error() string {
+	flag := ""
+	if e.Flag != "" {
+		flag = " (" + e.Flag + ")"
+	}
+	return "userdp: " + ErrParam.Error() + ": " + e.Field + " = " + e.Value + flag + e.sep() + e.Reason
+}
+
+// FlagMessage returns the refusal in the command line's words,
+// "--flag = value, reason" ("--flag name reason" for a named choice), or
+// Error() when no flag sets the field.
+func (e *ParamError) FlagMessage() string {
+	if e.Flag == "" {
+		return e.Error()
+	}
+	if _, err := strconv.ParseFloat(e.Value, 64); err != nil && e.Reason != "" && !strings.HasPrefix(e.Reason, "want") {
+		return e.Flag + " " + e.Value + e.sep() + e.Reason
+	}
+	return e.Flag + " = " + e.Value + e.sep() + e.Reason
+}
+
+// Unwrap returns ErrParam.
+func (e *ParamError) Unwrap() error { return ErrParam }
+
+// optionFlags maps Options fields to the flags of dpmc train
+// --privacy user and dpmc-beam.
+var optionFlags = map[string]string{
+	"Epsilon": "--epsilon", "Delta": "--delta", "Min": "--rating-range", "Max": "--rating-range",
+	"Center": "--center", "Rank": "--rank", "Iters": "--iters", "HeadItems": "--head-items",
+	"MaxItemsPerUser": "--max-user-ratings", "ClipNorm": "--clip-norm", "Items": "--items",
+	"Sampler": "--sampler", "Weights": "--weights", "Workers": "--workers", "Shares.Factors": "--factor-share",
+}
+
+// validate is Validate.
+func (o *Options) validate() error { return o.Validate() }
+
+// Validate checks every option and returns a *ParamError (wrapping
+// ErrParam) naming the first bad one, its field and its flag. NewPlan and
+// Train call it; a caller may call it first to refuse bad options before
+// any long work (reading the data, say). It runs in constant time
+// whatever the values, except for a catalogue, which it reads once.
+func (o Options) Validate() error {
+	bad := func(field string, v any, format string, args ...any) error {
+		val := fmt.Sprint(v)
+		if f, ok := v.(float64); ok {
+			val = fmt.Sprintf("%g", f)
+		}
+		return &ParamError{Field: field, Flag: optionFlags[field], Value: val, Reason: fmt.Sprintf(format, args...)}
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
 	case !finite(o.Min) || !finite(o.Max) || !(o.Min < o.Max):
-		return bad("rating range [%v, %v], want finite min < max", o.Min, o.Max)
+		return bad("Min", fmt.Sprintf("%v, Max = %v", o.Min, o.Max), "want a finite rating range Min < Max")
 	case o.Rank < 0:
-		return bad("rank = %d, want ≥ 0", o.Rank)
+		return bad("Rank", o.Rank, "want ≥ 0 (0: biases only)")
 	case o.Iters < 0:
-		return bad("iters = %d, want ≥ 0", o.Iters)
-	case o.Rank > 0 && o.Iters == 0 && (o.NoNoise || o.Shares.PCA == 0):
-		return bad("iters = 0 needs a PCA start (shares.pca > 0)")
+		return bad("Iters", o.Iters, "want ≥ 0 (0: the PCA start alone)")
+	case o.Iters > MaxIters:
+		return bad("Iters", o.Iters, "want ≤ %d", MaxIters)
+	case o.Rank > 0 && o.Iters == 0 && o.NoNoise:
+		return bad("Iters", 0, ": the non-private baseline (NoNoise, --mechanism none) has no PCA start, so its factors need Iters ≥ 1 (or Rank 0, --rank 0, for biases only)")
+	case o.Rank > 0 && o.Iters == 0 && o.Shares.PCA == 0:
+		return bad("Iters", 0, "needs a PCA start (Shares.PCA > 0)")
+	case o.Rank > 0 && !o.NoNoise && o.HeadItems < 1:
+		return bad("HeadItems", o.HeadItems, "want ≥ 1")
 	case o.Rank > 0 && !o.NoNoise && o.HeadItems < o.Rank:
-		return bad("head items = %d, want ≥ rank %d", o.HeadItems, o.Rank)
-	case o.MaxItemsPerUser < 1:
-		return bad("max items per user = %d, want ≥ 1", o.MaxItemsPerUser)
+		return bad("Rank", o.Rank, "exceeds the %d most popular items that get factors (--head-items): lower --rank or raise --head-items (Rank, HeadItems)", o.HeadItems)
+	case o.Rank > MaxRank:
+		return bad("Rank", o.Rank, "want ≤ %d", MaxRank)
+	case o.MaxItemsPerUser < 1 || o.MaxItemsPerUser > MaxMaxItemsPerUser:
+		return bad("MaxItemsPerUser", o.MaxItemsPerUser, "want in [1, %d]", MaxMaxItemsPerUser)
 	case !(o.ClipNorm > 0) || !finite(o.ClipNorm):
-		return bad("clip norm = %v, want > 0", o.ClipNorm)
+		return bad("ClipNorm", o.ClipNorm, "want a finite number > 0")
 	case !(o.BiasBound > 0) || !finite(o.BiasBound):
-		return bad("bias bound = %v, want > 0", o.BiasBound)
+		return bad("BiasBound", o.BiasBound, "want > 0")
 	case !(o.ResidualBound > 0) || !finite(o.ResidualBound):
-		return bad("residual bound = %v, want > 0", o.ResidualBound)
+		return bad("ResidualBound", o.ResidualBound, "want > 0")
 	case !(o.BiasPrior > 0) || !finite(o.BiasPrior):
-		return bad("bias prior = %v, want > 0", o.BiasPrior)
+		return bad("BiasPrior", o.BiasPrior, "want > 0")
 	case !(o.BiasLambda >= 0) || !finite(o.BiasLambda):
-		return bad("bias lambda = %v, want ≥ 0", o.BiasLambda)
+		return bad("BiasLambda", o.BiasLambda, "want ≥ 0")
 	case !(o.Lambda > 0) || !finite(o.Lambda):
-		return bad("lambda = %v, want > 0", o.Lambda)
+		return bad("Lambda", o.Lambda, "want > 0")
 	case !(o.NoiseLambda >= 0) || !finite(o.NoiseLambda):
-		return bad("noise lambda = %v, want ≥ 0", o.NoiseLambda)
+		return bad("NoiseLambda", o.NoiseLambda, "want ≥ 0")
 	case !(o.UserLambda > 0) || !finite(o.UserLambda):
-		return bad("user lambda = %v, want > 0", o.UserLambda)
+		return bad("UserLambda", o.UserLambda, "want > 0")
 	case !(o.UserLambdaPerRating >= 0) || !finite(o.UserLambdaPerRating):
-		return bad("user lambda per rating = %v, want ≥ 0", o.UserLambdaPerRating)
+		return bad("UserLambdaPerRating", o.UserLambdaPerRating, "want ≥ 0")
 	case !(o.UserBiasLambda > 0) || !finite(o.UserBiasLambda):
-		return bad("user bias lambda = %v, want > 0", o.UserBiasLambda)
+		return bad("UserBiasLambda", o.UserBiasLambda, "want > 0")
 	case !(o.TailCount >= 0) || !finite(o.TailCount):
-		return bad("tail count = %v, want ≥ 0", o.TailCount)
+		return bad("TailCount", o.TailCount, "want ≥ 0")
 	case !(o.AdaptivePower >= 0) || !finite(o.AdaptivePower):
-		return bad("adaptive power = %v, want ≥ 0", o.AdaptivePower)
+		return bad("AdaptivePower", o.AdaptivePower, "want ≥ 0")
 	case o.Weights != WeightsAdaptive && o.Weights != WeightsUniform:
-		return bad("weights = %d", int(o.Weights))
+		return bad("Weights", int(o.Weights), "want adaptive or uniform")
 	case o.Sampler != SamplerDiscrete && o.Sampler != SamplerFloat:
-		return bad("sampler = %d", int(o.Sampler))
+		return bad("Sampler", int(o.Sampler), "want discrete or float")
 	case o.Sampler == SamplerFloat && !o.Seeded && !o.NoNoise:
-		return bad("sampler float is for seeded experiments only: its floating-point noise is not safe to release (use the discrete sampler, the default)")
-	case o.Workers < 0:
-		return bad("workers = %d, want ≥ 0", o.Workers)
+		return bad("Sampler", "float", "is not private (its noise lies on floating-point lattices): use it only with --seed (Seeded), for comparisons, or the discrete sampler (the default)")
+	case o.Workers < 0 || o.Workers > MaxWorkers:
+		return bad("Workers", o.Workers, "want in [0, %d] (0: all CPUs)", MaxWorkers)
 	}
 	if err := o.validateRanking(); err != nil {
 		return err
 	}
 	if !math.IsNaN(o.Center) && (!finite(o.Center) || o.Center < o.Min || o.Center > o.Max) {
-		return bad("center = %v, want a number in the rating range [%v, %v]", o.Center, o.Min, o.Max)
+		return bad("Center", o.Center, "want a number in the rating range [%g, %g]", o.Min, o.Max)
 	}
 	if o.Items != nil {
 		if len(o.Items) == 0 {
-			return bad("item catalogue is empty")
+			return bad("Items", "[]", "the item catalogue is empty")
 		}
 		seen := make(map[string]struct{}, len(o.Items))
 		for k, id := range o.Items {
 			if id == "" {
-				return bad("item catalogue entry %d is empty", k+1)
+				return bad("Items", fmt.Sprintf("[%d]", k+1), "the catalogue entry is empty")
 			}
 			if _, dup := seen[id]; dup {
-				return bad("item catalogue lists %q twice", id)
+				return bad("Items", fmt.Sprintf("%q", id), "the catalogue lists it twice")
 			}
 			seen[id] = struct{}{}
 		}
@@ -498,50 +600,50 @@ func (o *Options) validate() error {
 	if o.NoNoise {
 		return nil
 	}
-	if !(o.Epsilon > 0) || !finite(o.Epsilon) {
-		return bad("epsilon = %v, want a finite number > 0", o.Epsilon)
+	if !(o.Epsilon >= MinEpsilon && o.Epsilon <= MaxEpsilon) {
+		return bad("Epsilon", o.Epsilon, "want in [%g, %g]: the total user-level ε (beyond %g the noise is too small for the exact sampler, and e^ε guarantees nothing)", float64(MinEpsilon), float64(MaxEpsilon), float64(MaxEpsilon))
 	}
 	if !(o.Delta > 0 && o.Delta < 1) {
-		return bad("delta = %v, want in (0, 1)", o.Delta)
+		return bad("Delta", o.Delta, "want in (0, 1), and below 1/(number of users)")
 	}
 	s := o.Shares
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"mean", s.Mean}, {"counts", s.Counts}, {"biases", s.Biases}, {"factors", s.Factors}} {
+	}{{"Mean", s.Mean}, {"Counts", s.Counts}, {"Biases", s.Biases}, {"Factors", s.Factors}} {
 		if !(f.v >= 0) || !finite(f.v) {
-			return bad("budget share %s = %v, want ≥ 0", f.name, f.v)
+			return bad("Shares."+f.name, f.v, "want ≥ 0")
 		}
 	}
 	if sum := s.Mean + s.Counts + s.Biases + s.Factors; math.Abs(sum-1) > 1e-9 {
-		return bad("budget shares sum to %v, want 1", sum)
+		return bad("Shares", fmt.Sprintf("%g + %g + %g + %g", s.Mean, s.Counts, s.Biases, s.Factors), "the shares of mean, counts, biases and factors sum to %v, want 1", sum)
 	}
 	if !(s.Counts > 0) {
-		return bad("budget share counts = %v, want > 0 (counts drive selection and shrinkage)", s.Counts)
+		return bad("Shares.Counts", s.Counts, "want > 0 (counts drive selection and shrinkage)")
 	}
 	if !(s.Biases > 0) {
-		return bad("budget share biases = %v, want > 0", s.Biases)
+		return bad("Shares.Biases", s.Biases, "want > 0")
 	}
 	if !(s.Mean > 0) {
-		return bad("budget share mean = 0, want > 0 (the number of users is always released)")
+		return bad("Shares.Mean", s.Mean, "want > 0 (the number of users is always released)")
 	}
 	if o.AutoFactors && !(o.AutoFactorThreshold >= 0) {
-		return bad("auto factor threshold = %v, want ≥ 0", o.AutoFactorThreshold)
+		return bad("AutoFactorThreshold", o.AutoFactorThreshold, "want ≥ 0")
 	}
 	if o.Rank > 0 && !(s.Factors > 0) {
-		return bad("budget share factors = 0 with rank %d, want > 0 (or rank 0)", o.Rank)
+		return bad("Shares.Factors", s.Factors, "want > 0 with rank %d (or rank 0)", o.Rank)
 	}
 	if !(s.PCA >= 0 && s.PCA <= 1) || (s.PCA == 1 && o.Iters > 0) {
-		return bad("pca share = %v, want in [0, 1) (1 only with iters = 0)", s.PCA)
+		return bad("Shares.PCA", s.PCA, "want in [0, 1) (1 only with Iters = 0)")
 	}
 	if !(s.CountsWithoutFactors >= 0 && s.CountsWithoutFactors <= 1) {
-		return bad("counts-without-factors share = %v, want in [0, 1]", s.CountsWithoutFactors)
+		return bad("Shares.CountsWithoutFactors", s.CountsWithoutFactors, "want in [0, 1]")
 	}
 	if o.Rank > 0 && o.Iters > 0 && !(s.Gram > 0 && s.Gram < 1) {
-		return bad("gram share = %v, want in (0, 1)", s.Gram)
+		return bad("Shares.Gram", s.Gram, "want in (0, 1)")
 	}
 	if o.Items == nil && !(o.SelectionDelta > 0 && o.SelectionDelta < 1) {
-		return bad("selection delta fraction = %v, want in (0, 1)", o.SelectionDelta)
+		return bad("SelectionDelta", o.SelectionDelta, "want in (0, 1)")
 	}
 	return nil
 }

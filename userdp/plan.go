@@ -3,6 +3,7 @@ package userdp
 import (
 	"cmp"
 	"crypto/hmac"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -36,7 +37,7 @@ import (
 // order of the item IDs: then float rounding, and so every decision, is
 // the same whatever the partitioning. Train does exactly that.
 //
-// After NewPlan, a Plan's methods other than SetKey, ReleaseMean (which
+// After NewPlan, a Plan's methods other than SetKey, SetLaunchKey, ReleaseMean (which
 // records the centre's origin in the report) and Decide only read it:
 // once those have run, they are safe for concurrent use.
 type Plan struct {
@@ -75,16 +76,42 @@ func NewPlan(opts Options) (*Plan, error) {
 // fallback (see the package documentation).
 // It must be called once, before any method that releases counts, biases
 // or factors; a second call returns an error.
+//
+// It refuses (with a *ParamError naming Delta) a δ that is not below
+// 1/n for n = users + 3σ, the released number of users raised by three
+// of its noise's standard deviations (a high estimate of the true
+// number, computed from the release alone, so the refusal is
+// post-processing): with δ ≥ 1/n, a mechanism that publishes one random
+// user's data outright is (0, δ)-DP, so such a δ guarantees nothing at
+// the user level.
 func (p *Plan) Decide(users float64) error {
 	if p.decided {
 		return errors.New("userdp: Plan.Decide called twice")
 	}
 	p.decided = true
+	if err := p.checkDelta(users); err != nil {
+		return err
+	}
 	if p.opts.Objective == ObjectiveRanking {
 		return p.planRanking(users)
 	}
 	p.decideFactors(users)
 	return p.planRest()
+}
+
+// checkDelta refuses a δ that is not below 1/n, n the released number
+// of users plus three noise standard deviations (see Decide).
+func (p *Plan) checkDelta(users float64) error {
+	o := &p.opts
+	if o.NoNoise {
+		return nil
+	}
+	n := math.Max(users+3*p.noise.meanCount.sigma, 1)
+	if o.Delta*n < 1 {
+		return nil
+	}
+	return &ParamError{Field: "Delta", Flag: optionFlags["Delta"], Value: fmt.Sprintf("%g", o.Delta),
+		Reason: fmt.Sprintf("is not below 1/n for n ≈ %.0f users (the released number of users %.0f plus 3σ of its noise): with δ ≥ 1/n, publishing one user's data outright would meet the guarantee; want δ well below %.2g (e.g. %.0e)", n, users, 1/n, math.Pow(10, math.Floor(math.Log10(1/n))-2))}
 }
 
 // Options returns the plan's options; after Decide they hold the factor
@@ -95,15 +122,47 @@ func (p *Plan) Options() Options { return p.opts }
 // Report returns the privacy report; it is complete after Decide.
 func (p *Plan) Report() *Report { return p.report }
 
-// SetKey makes the noise of an unseeded plan a deterministic function of
-// the secret key and the release's (phase, step, ID): a ChaCha8 stream
-// keyed by HMAC-SHA-256(key, stream name). Without a key an unseeded plan
-// draws every release from crypto/rand. The key must come from
-// crypto/rand and stay secret: whoever holds it can remove the noise. A
-// distributed run sets one key at launch, so that a re-executed bundle
-// draws exactly the noise it drew the first time. Seeded plans ignore the
-// key.
-func (p *Plan) SetKey(key [32]byte) { p.key = &key }
+// SetKey keys the noise of an unseeded plan with the caller's secret key
+// and a fresh launch nonce: it is SetLaunchKey(key, NewLaunchNonce()).
+// Because the nonce is new at every call, one key never draws the same
+// noise twice: two plans given the same key (two runs, on the same data
+// or on neighbouring data sets) carry independent noise, and the
+// difference of their releases is not the difference of their data.
+// The key must still come from crypto/rand and stay secret for the
+// run's lifetime (whoever holds the key and the nonce can remove the
+// noise); it may be reused across runs. Without a key an unseeded plan
+// draws every release from crypto/rand. Seeded plans ignore the key.
+func (p *Plan) SetKey(key [32]byte) { p.SetLaunchKey(key, NewLaunchNonce()) }
+
+// NewLaunchNonce returns 256 fresh bits from crypto/rand: the nonce of
+// one launch of a run (SetLaunchKey).
+func NewLaunchNonce() [32]byte {
+	var n [32]byte
+	crand.Read(n[:]) // never fails (Go ≥ 1.24 crashes the program instead)
+	return n
+}
+
+// SetLaunchKey makes the noise of an unseeded plan a deterministic
+// function of the run key HMAC-SHA-256(key, domain ‖ nonce) and the
+// release's (phase, step, ID): a ChaCha8 stream keyed by
+// HMAC-SHA-256(run key, stream name). It is for the workers of one
+// distributed run, which must all draw the same noise (and a re-executed
+// bundle exactly the noise it drew the first time): the launcher draws
+// the nonce once (NewLaunchNonce) and ships it with the key to every
+// worker. The key's and the nonce's lifetime is that one run: a nonce
+// given to two runs with one key makes their noise identical, and the
+// difference of their releases is then the exact difference of their
+// data. Use SetKey everywhere else. Seeded plans ignore the key.
+func (p *Plan) SetLaunchKey(key, nonce [32]byte) {
+	m := hmac.New(sha256.New, key[:])
+	m.Write([]byte(launchDomain))
+	m.Write(nonce[:])
+	var k [32]byte
+	m.Sum(k[:0])
+	p.key = &k
+}
+
+const launchDomain = "dpmc/userdp/launch/v1"
 
 // phase tags of the random streams derived from (seed, phase, row).
 const (
@@ -324,9 +383,13 @@ func (p *Plan) calibrate(name string, l2 float64, coords int, share float64, tim
 		return tapped(noiser{sigma: sigma}, name), nil
 	}
 	// γ depends on σ and σ on Δ₂′: raise σ until its grid's rounding cost
-	// is covered (γ only grows with σ, so this settles at once).
+	// is covered (γ only grows with σ, so this settles at once unless
+	// γ·√coords is comparable to Δ₂).
 	l2r := l2
-	for range 8 {
+	for range 16 {
+		if !(sigma >= 1e-100 && sigma <= 1e100) {
+			return noiser{}, p.sigmaRangeError(name, sigma)
+		}
 		d, err := discrete.NewGaussian(sigma)
 		if err != nil {
 			return noiser{}, fmt.Errorf("userdp: %s: %w", name, err)
@@ -342,7 +405,20 @@ func (p *Plan) calibrate(name string, l2 float64, coords int, share float64, tim
 		l2r = sens.L2
 		sigma = sigmaFor(l2r)
 	}
-	return noiser{}, fmt.Errorf("userdp: %s: the discrete noise's grid did not settle", name)
+	return noiser{}, &ParamError{Field: "MaxItemsPerUser", Flag: optionFlags["MaxItemsPerUser"], Value: fmt.Sprint(p.opts.MaxItemsPerUser),
+		Reason: fmt.Sprintf("is too large for Epsilon = %g (--epsilon): the rounding of %s to the discrete noise's grid (γ·√%d) outgrows its sensitivity %g; lower it or raise the ε", p.opts.Epsilon, name, coords, l2)}
+}
+
+// sigmaRangeError explains a noise scale outside what the exact sampler
+// takes ([1e-100, 1e100]) by the option that set it.
+func (p *Plan) sigmaRangeError(name string, sigma float64) error {
+	o := &p.opts
+	if sigma < 1e-100 {
+		return &ParamError{Field: "Epsilon", Flag: optionFlags["Epsilon"], Value: fmt.Sprintf("%g", o.Epsilon),
+			Reason: fmt.Sprintf("is too large for the bounds (clip norm, bias and residual bounds, rating range): the noise of %s would be σ = %.3g, below the exact sampler's 1e-100; want a smaller ε (accepted: [%g, %g]) or larger bounds", name, sigma, float64(MinEpsilon), float64(MaxEpsilon))}
+	}
+	return &ParamError{Field: "Epsilon", Flag: optionFlags["Epsilon"], Value: fmt.Sprintf("%g", o.Epsilon),
+		Reason: fmt.Sprintf("is too small for the bounds (clip norm, bias and residual bounds, rating range): the noise of %s would be σ = %.3g, above the exact sampler's 1e100; want a larger ε (accepted: [%g, %g]) or smaller bounds", name, sigma, float64(MinEpsilon), float64(MaxEpsilon))}
 }
 
 // decideFactors applies the AutoFactors rule to the released number of
@@ -363,8 +439,12 @@ func (p *Plan) decideFactors(users float64) {
 		return
 	}
 	score := users * o.Epsilon
+	// The noisy count can be negative (a catalogue that no rating
+	// matches, say); it is shown clamped at 0, as post-processing. The
+	// rule compares the count itself.
+	shown := math.Max(users, 0)
 	if score >= o.AutoFactorThreshold {
-		r.Factors = fmt.Sprintf("rank %d: released users × ε = %.0f × %g ≥ %g", o.Rank, users, o.Epsilon, o.AutoFactorThreshold)
+		r.Factors = fmt.Sprintf("rank %d: released users × ε = %.0f × %g ≥ %g", o.Rank, shown, o.Epsilon, o.AutoFactorThreshold)
 		return
 	}
 	o.Rank = 0
@@ -374,11 +454,11 @@ func (p *Plan) decideFactors(users float64) {
 	c := o.Shares.CountsWithoutFactors
 	switch c {
 	case 0:
-		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item biases", users, o.Epsilon, o.AutoFactorThreshold)
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item biases", shown, o.Epsilon, o.AutoFactorThreshold)
 	case 0.5:
-		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts and biases (half each)", users, o.Epsilon, o.AutoFactorThreshold)
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts and biases (half each)", shown, o.Epsilon, o.AutoFactorThreshold)
 	default:
-		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts (%.3g of it) and biases", users, o.Epsilon, o.AutoFactorThreshold, c)
+		r.Factors = fmt.Sprintf("none: released users × ε = %.0f × %g < %g, so the factor share went to the item counts (%.3g of it) and biases", shown, o.Epsilon, o.AutoFactorThreshold, c)
 	}
 	o.Shares.Counts += c * o.Shares.Factors
 	o.Shares.Biases += (1 - c) * o.Shares.Factors

@@ -144,7 +144,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("            ranking: %s", r.Ranking)
 	}
 	if r.Sampler == SamplerDiscrete.String() {
-		p("            noise: exact discrete Gaussian on a grid γℤ per release (every released number is a multiple of its γ); Δ₂ includes the rounding")
+		p("            noise: exact discrete Gaussian on a grid γℤ per release (every noisy statistic is a multiple of its γ; μ, biases and V are post-processing of them); Δ₂ includes the rounding")
 	} else {
 		p("            noise: floating-point Gaussian (--sampler float): NOT safe to release, for seeded experiments only")
 	}

@@ -99,11 +99,12 @@ func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data str
 }
 
 // Warnings returns what an operator must know before using the release,
-// one sentence each (none for a usable release): today, a release with no
+// one sentence each (none for a usable release): a release with no
 // item, which private selection gives when no item's noisy weighted count
-// clears the threshold — too few users for ε. Such a model predicts every
+// clears the threshold — too few users for ε (such a model predicts every
 // item by the centre, the tail bias and the user's own bias, and
-// recommends nothing.
+// recommends nothing); and a catalogue (--items) that no training rating
+// matches.
 func (s *Summary) Warnings() []string {
 	var w []string
 	if s.Release.Items == 0 {
@@ -112,6 +113,11 @@ func (s *Summary) Warnings() []string {
 			why = fmt.Sprintf("no item was released: no item's noisy weighted count cleared the selection threshold %.4g at ε = %g", s.Privacy.Threshold, s.Options.Epsilon)
 		}
 		w = append(w, why+"; the model predicts every item by μ, the tail bias and the user's own bias, and recommends nothing (remedies: a larger --epsilon, more users, or a public item catalogue with --items FILE, which releases every catalogue item)")
+	}
+	// A catalogue that none of the data matches releases noise alone.
+	// The figures are the operator's evaluation, not released.
+	if e := s.Evaluation; e.DroppedOutsideCatalogue > 0 && e.DroppedOutsideCatalogue == e.TrainRatings {
+		w = append(w, fmt.Sprintf("none of the training ratings is of an item in the catalogue (--items): all %d were dropped, and the released counts, biases and factors are noise alone (check that the catalogue's IDs are the data's item IDs)", e.DroppedOutsideCatalogue))
 	}
 	return w
 }

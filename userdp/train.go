@@ -117,11 +117,17 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 		return trainRanking(ctx, t, d)
 	}
 	t.prepare(d)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	t.progress(fmt.Sprintf("prepared %d users over %d candidate items (exact counts of the data: evaluation only, not released)", t.users, len(t.candIDs)))
 
 	sums, counts, present := t.sums()
 	mu, nusers := t.ReleaseMean(sums)
 	if err := t.Decide(nusers); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	rs := t.newStreams()

@@ -652,7 +652,8 @@ func TestOverrides(t *testing.T) {
 // be selected. A user who rates 2000 items nobody else rates but
 // contributes only one of them (MaxItemsPerUser = 1) adds 1999 items of
 // count 0: if they were candidates, noise alone would release some of them
-// at this low threshold (δ_sel = 0.5·δ with δ = 0.2), which δ_sel does not
+// at this low threshold (δ_sel = 0.5·δ with δ = 0.005, as large as the
+// refusal of δ ≥ 1/users allows), which δ_sel does not
 // cover. At most the one contributed item may appear.
 func TestSelectionOnlyContributedItems(t *testing.T) {
 	var rows [][3]string
@@ -665,10 +666,16 @@ func TestSelectionOnlyContributedItems(t *testing.T) {
 		rows = append(rows, [3]string{"hoarder", "h" + strconv.Itoa(k), "5"})
 	}
 	d := dataset(t, rows, "")
-	o := Defaults(1, 0.2, 1, 5)
+	o := Defaults(1, 0.005, 1, 5)
 	o.SelectionDelta = 0.5
 	o.MaxItemsPerUser = 1
 	res := train(t, d, o)
+	// Were the 1999 count-0 items candidates, noise alone would release
+	// this many of them on average.
+	sigma := res.Report.Releases[2].Sigma
+	if e := 1999 * 0.5 * math.Erfc(res.Report.Threshold/sigma/math.Sqrt2); e < 2 {
+		t.Fatalf("the test tests nothing: %.2g of the count-0 items would clear the threshold %.3g (σ %.3g)", e, res.Report.Threshold, sigma)
+	}
 	n := 0
 	for _, id := range res.ItemIDs {
 		if strings.HasPrefix(id, "h") {

@@ -48,18 +48,22 @@
 //
 //   - The noise of every release is a deterministic function of a secret
 //     and the release's name: the stream of (phase, step, item or user ID)
-//     is ChaCha8 keyed by HMAC-SHA-256(K, name), where K is a 256-bit key
-//     drawn from crypto/rand once, at launch, when the run is unseeded
-//     (userdp.Plan.SetKey), and the seed when it is seeded (not private).
+//     is ChaCha8 keyed by HMAC-SHA-256(K, name), where K is the run key
+//     HMAC-SHA-256(key, domain ‖ nonce) when the run is unseeded: the key
+//     is Config.Key (drawn from crypto/rand when empty) and the nonce 256
+//     fresh bits from crypto/rand, drawn once per launch by Build and
+//     shipped to every worker with the key (userdp.Plan.SetLaunchKey);
+//     when seeded, the seed (not private).
 //     A re-executed bundle therefore draws exactly the noise the first
 //     execution drew: whatever output the runner keeps, no item's
 //     statistic is ever released with two different noise values (which
 //     would average the noise away and spend the budget twice).
 //     Everything a DoFn computes from its inputs is deterministic too
 //     (sums in canonical order, no map iteration order, no time), so a
-//     retried bundle emits the same elements. TestUnseededNoiseFollowsKey
-//     checks that two runs with one key release the same model and two
-//     keys different ones.
+//     retried bundle emits the same elements. TestWorkersShareLaunchNoise
+//     checks that every worker's plan of one launch draws the same noise,
+//     and TestReusedKeyDoesNotCancel that two launches with one key (on
+//     neighbouring data) draw independent noise.
 //   - The budget is fixed by the plan, not by executions: the noise
 //     scales, the number of releases and the report are computed from the
 //     options (and the released, deterministic user count) when the plan
@@ -74,7 +78,9 @@
 // regenerate the noise and subtract it from the released model, so the
 // job graph must be treated as being as sensitive as the raw ratings —
 // which such a reader can usually see anyway. The key is never written
-// to the model file, and a new key is drawn for every launch. With
+// to the model file, and a new nonce (with a new key, unless
+// Config.Key gives one) is drawn for every launch, so that a key reused
+// across runs never repeats their noise. With
 // --seed the noise is reproducible by anyone with the seed: seeded runs
 // are for experiments only and their report says the guarantee is none.
 //

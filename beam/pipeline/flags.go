@@ -36,6 +36,8 @@ type Flags struct {
 	Force bool
 	// Output is the report's format: text or json.
 	Output string
+	// ShuffleCounters and LogIDs set Config's fields of the same name.
+	ShuffleCounters, LogIDs bool
 }
 
 // Register adds the flags to fs.
@@ -61,6 +63,8 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Save, "save", "", "model file to write (required; local, or a gs:// path on Dataflow)")
 	fs.BoolVar(&f.Force, "force", false, "overwrite --save")
 	fs.StringVar(&f.Output, "output", "text", "privacy report format: text or json")
+	fs.BoolVar(&f.ShuffleCounters, "shuffle-counters", false, "count the elements and bytes of every shuffle (exact figures of the data, NOT private: they reach the runner's metrics and stderr)")
+	fs.BoolVar(&f.LogIDs, "log-ids", false, "let errors name user and item IDs (a duplicate pair): they reach the runner's logs, which are NOT private")
 }
 
 // Config checks the flags (changed says which were given) and returns the
@@ -82,7 +86,7 @@ func (f *Flags) Config(changed func(string) bool) (*Config, error) {
 	if f.Output != "text" && f.Output != "json" {
 		return nil, fmt.Errorf("--output %q: want text or json", f.Output)
 	}
-	c := &Config{Files: strings.Split(f.Data, ","), Save: f.Save, Force: f.Force}
+	c := &Config{Files: strings.Split(f.Data, ","), Save: f.Save, Force: f.Force, ShuffleCounters: f.ShuffleCounters, LogIDs: f.LogIDs}
 	var err error
 	if c.Read.Format, err = ratings.ParseFormat(f.Format); err != nil {
 		return nil, fmt.Errorf("--format: %w", err)

@@ -20,11 +20,15 @@ import (
 
 // job is what every DoFn carries, gob-encoded (Options holds a NaN
 // centre, which JSON cannot encode): the options, the secret noise key of
-// an unseeded run and how to read the files.
+// an unseeded run with the nonce of its launch, and how to read the
+// files.
 type job struct {
-	Opts userdp.Options
-	Key  []byte
-	Read ratings.Options
+	Opts  userdp.Options
+	Key   []byte
+	Nonce [32]byte
+	Read  ratings.Options
+	// Counters and LogIDs are Config.ShuffleCounters and Config.LogIDs.
+	Counters, LogIDs bool
 }
 
 func (j *job) encode() ([]byte, error) {
@@ -68,7 +72,7 @@ func (b *Base) newPlan() (*userdp.Plan, error) {
 		return nil, err
 	}
 	if len(j.Key) == 32 {
-		p.SetKey([32]byte(j.Key))
+		p.SetLaunchKey([32]byte(j.Key), j.Nonce)
 	}
 	return p, nil
 }
@@ -99,8 +103,13 @@ func (b *Base) ready(side func(*sums) bool) (*userdp.Plan, float64, error) {
 
 // shuffled counts one element of n payload bytes (IDs and numbers, not
 // the coder's framing) sent through the named shuffle: the figures
-// behind the per-step shuffle volume in beam/README.md.
-func shuffled(ctx context.Context, name string, n int) {
+// behind the per-step shuffle volume in beam/README.md. They are exact
+// figures of the data and reach the runner's metrics, so they are
+// counted only with Config.ShuffleCounters.
+func (b *Base) shuffled(ctx context.Context, name string, n int) {
+	if j, err := b.decode(); err != nil || !j.Counters {
+		return
+	}
 	beam.NewCounter("dpmc", name+" elements").Inc(ctx, 1)
 	beam.NewCounter("dpmc", name+" bytes").Inc(ctx, int64(n))
 }
@@ -146,7 +155,7 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 	}
 	for t := range d.Ratings.All() {
 		u, it := d.Users.ID(int(t.User)), d.Items.ID(int(t.Item))
-		shuffled(ctx, "ratings by user", len(u)+len(it)+8)
+		f.shuffled(ctx, "ratings by user", len(u)+len(it)+8)
 		emit(u, rating{Item: it, Value: t.Value})
 	}
 	return nil
@@ -184,7 +193,11 @@ func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit fu
 	u := userRec{ID: user, Items: make([]string, len(rs)), Vals: make([]float64, len(rs))}
 	for q, r := range rs {
 		if q > 0 && r.Item == rs[q-1].Item {
-			return fmt.Errorf("pipeline: user %q rates item %q twice (in one file or across files)", user, r.Item)
+			// The error reaches the runner's logs: the IDs only when asked.
+			if f.job.LogIDs {
+				return fmt.Errorf("pipeline: user %q rates item %q twice (in one file or across files)", user, r.Item)
+			}
+			return fmt.Errorf("pipeline: a user rates an item twice (in one file or across files); rerun with --log-ids to name them (the runner's logs are then not private)")
 		}
 		u.Items[q], u.Vals[q] = r.Item, math.Min(math.Max(r.Value, o.Min), o.Max)
 	}
@@ -219,7 +232,7 @@ func (f *meanTermFn) ProcessElement(ctx context.Context, u userRec, emit func(me
 		return nil
 	}
 	m := f.plan.UserMean(u.CVals)
-	shuffled(ctx, "mean terms", len(u.ID)+32)
+	f.shuffled(ctx, "mean terms", len(u.ID)+32)
 	emit(meanTerm{User: u.ID, Sum: m.Sum, Users: m.Users, Total: m.Total, Ratings: m.Ratings})
 	return nil
 }
@@ -254,7 +267,7 @@ func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(s
 	}
 	w := f.plan.CountWeight(len(u.CItems))
 	for _, id := range u.CItems {
-		shuffled(ctx, "count terms by item", len(id)+len(u.ID)+8)
+		f.shuffled(ctx, "count terms by item", len(id)+len(u.ID)+8)
 		emit(id, weighted{User: u.ID, W: w})
 	}
 	return nil
@@ -396,11 +409,11 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	}
 	beta := p.UserOffset(u.Vals, mu)
 	ts, tw, ok := p.UserBias(mu, beta, len(u.CItems), kc, kv, tail, func(j int32, term, weight float64) {
-		shuffled(ctx, "bias terms by item", len(x.rel.ItemIDs[j])+len(u.ID)+16)
+		f.shuffled(ctx, "bias terms by item", len(x.rel.ItemIDs[j])+len(u.ID)+16)
 		emitItem(x.rel.ItemIDs[j], weighted{User: u.ID, S: term, W: weight})
 	})
 	if ok {
-		shuffled(ctx, "tail terms", len(u.ID)+16)
+		f.shuffled(ctx, "tail terms", len(u.ID)+16)
 		emitTail(weighted{User: u.ID, S: ts, W: tw})
 	}
 	return nil
@@ -503,7 +516,7 @@ func (f *startTermFn) ProcessElement(ctx context.Context, u userRec, side func(*
 	beta := p.UserOffset(u.Vals, mu)
 	idx, z := p.StartTerms(mu, beta, x.rel.ItemBias, f.pos, kc, kv, w, nil, nil)
 	if len(idx) > 0 {
-		shuffled(ctx, "start terms", len(u.ID)+12*len(idx))
+		f.shuffled(ctx, "start terms", len(u.ID)+12*len(idx))
 		emit(startTerm{User: u.ID, Idx: idx, Z: z})
 	}
 	return nil
@@ -584,7 +597,7 @@ func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 		}
 		uc := make([]float64, o.Rank)
 		e := p.ItemTerm(uf, uc, kv[q], mu, x.rel.ItemBias[j], ub)
-		shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(x.rel.ItemIDs[j])+len(u.ID)+16+8*len(uc))
+		f.shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(x.rel.ItemIDs[j])+len(u.ID)+16+8*len(uc))
 		emit(x.rel.ItemIDs[j], itemTerm{User: u.ID, W: w[q], E: e, U: uc})
 	}
 	return nil
@@ -682,7 +695,7 @@ func (f *stepFn) ProcessElement(ctx context.Context, rel release, side func(*sum
 	}
 	userdp.NormalizeRows(v, r, head)
 	rel.V = v
-	shuffled(ctx, "release broadcast (side input, per step)", releaseBytes(&rel))
+	f.shuffled(ctx, "release broadcast (side input, per step)", releaseBytes(&rel))
 	emit(rel)
 	return nil
 }

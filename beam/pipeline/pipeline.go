@@ -38,9 +38,23 @@ type Config struct {
 	Save string
 	// Force overwrites an existing Save.
 	Force bool
-	// Key is the secret noise key of an unseeded run (32 bytes); Build
-	// draws it from crypto/rand when it is empty. Ignored when seeded.
+	// Key is the caller's secret noise key of an unseeded run (32 bytes);
+	// Build draws it from crypto/rand when it is empty. Ignored when
+	// seeded. The run's noise is keyed by Key and a launch nonce that
+	// every Build draws afresh from crypto/rand (userdp.Plan.SetKey), so
+	// reusing a key for two runs gives them independent noise.
 	Key []byte
+	// ShuffleCounters reports the shuffle counters (elements and payload
+	// bytes per stage) to the runner's metrics, and Run returns them.
+	// They are exact figures of the data (numbers of ratings, of users
+	// per stage, of bytes of IDs): whoever reads the runner's metrics
+	// (its console, monitoring) sees them. Off by default.
+	ShuffleCounters bool
+	// LogIDs lets an error name the user and item IDs it is about (a
+	// duplicate (user, item) pair); the error reaches the runner's logs,
+	// which are not private. Off by default: the error says what is wrong
+	// without the IDs.
+	LogIDs bool
 }
 
 // ErrConfig is wrapped by every error about a bad Config.
@@ -126,19 +140,7 @@ func Build(s beam.Scope, c *Config) error {
 	if _, err := userdp.NewPlan(o); err != nil {
 		return err
 	}
-	o.Progress = nil
-	j := &job{Opts: o, Read: c.Read}
-	if !o.Seeded {
-		if len(c.Key) == 0 {
-			c.Key = make([]byte, 32)
-			rand.Read(c.Key)
-		}
-		if len(c.Key) != 32 {
-			return fmt.Errorf("pipeline: %w: the noise key has %d bytes, want 32", ErrConfig, len(c.Key))
-		}
-		j.Key = c.Key
-	}
-	enc, err := j.encode()
+	enc, err := newJob(c, o)
 	if err != nil {
 		return err
 	}
@@ -183,11 +185,35 @@ func Build(s beam.Scope, c *Config) error {
 	return nil
 }
 
+// newJob returns the encoded job of one launch: the options and, when
+// unseeded, the key (c.Key, drawn when empty) and a fresh launch nonce.
+// Every call draws a new nonce, so two launches never share their noise,
+// while every worker of one launch decodes the same job.
+func newJob(c *Config, o userdp.Options) ([]byte, error) {
+	o.Progress = nil
+	j := &job{Opts: o, Read: c.Read, Counters: c.ShuffleCounters, LogIDs: c.LogIDs}
+	if !o.Seeded {
+		if len(c.Key) == 0 {
+			c.Key = make([]byte, 32)
+			rand.Read(c.Key)
+		}
+		if len(c.Key) != 32 {
+			return nil, fmt.Errorf("pipeline: %w: the noise key has %d bytes, want 32", ErrConfig, len(c.Key))
+		}
+		j.Key = c.Key
+		// One nonce per launch, shipped to every worker with the key: all
+		// workers (and retried bundles) draw the same noise, and no two
+		// launches do.
+		j.Nonce = userdp.NewLaunchNonce()
+	}
+	return j.encode()
+}
+
 // Run builds the pipeline and runs it on the runner named by Beam's
-// --runner flag (default prism, in process). It returns the shuffle
-// counters ("NAME elements", "NAME bytes": payload bytes of the IDs and
-// numbers sent through each shuffle, summed over the whole run), where
-// the runner reports metrics.
+// --runner flag (default prism, in process). With c.ShuffleCounters it
+// returns the shuffle counters ("NAME elements", "NAME bytes": payload
+// bytes of the IDs and numbers sent through each shuffle, summed over the
+// whole run), where the runner reports metrics; without, an empty map.
 func Run(ctx context.Context, c *Config) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	if err := Build(s, c); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -75,9 +76,6 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 		if !changed("epsilon") {
 			return nil, fmt.Errorf("--privacy user needs --epsilon (the total user-level ε), or --mechanism none for the non-private baseline")
 		}
-		if !(p.eps > 0) || math.IsInf(p.eps, 0) || math.IsNaN(p.eps) {
-			return nil, fmt.Errorf("--epsilon = %v, want a finite number > 0", p.eps)
-		}
 	case "none":
 		if changed("epsilon") {
 			return nil, fmt.Errorf("--epsilon does not apply to --mechanism none (the non-private baseline)")
@@ -86,31 +84,8 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 	default:
 		return nil, fmt.Errorf("--mechanism %s: --privacy user uses Gaussian noise (exact composition of its many releases) or none; Laplace and Huber are for --privacy paper", mech)
 	}
-	if !(fl.delta > 0 && fl.delta < 1) {
-		return nil, fmt.Errorf("--delta = %v, want in (0, 1)", fl.delta)
-	}
 	if changed("factor-share") && !changed("rank") {
 		return nil, fmt.Errorf("--factor-share needs --rank")
-	}
-	if changed("rank") && fl.rank < 0 {
-		return nil, fmt.Errorf("--rank = %d, want ≥ 0 (0: biases only)", fl.rank)
-	}
-	if changed("iters") && fl.iters < 0 {
-		return nil, fmt.Errorf("--iters = %d, want ≥ 0 (0: the PCA start alone)", fl.iters)
-	}
-	if changed("head-items") && fl.user.headItems < 1 {
-		return nil, fmt.Errorf("--head-items = %d, want ≥ 1", fl.user.headItems)
-	}
-	if mech == "none" && changed("iters") && fl.iters == 0 && !(changed("rank") && fl.rank == 0) {
-		return nil, fmt.Errorf("--iters = 0: the non-private baseline (--mechanism none) has no PCA start, so its factors need --iters ≥ 1 (or --rank 0 for biases only)")
-	}
-	if head := userdp.Defaults(1, fl.delta, 1, 5).HeadItems; mech != "none" && changed("rank") {
-		if changed("head-items") {
-			head = fl.user.headItems
-		}
-		if fl.rank > head {
-			return nil, fmt.Errorf("--rank = %d exceeds the %d most popular items that get factors (--head-items): lower --rank or raise --head-items", fl.rank, head)
-		}
 	}
 	if _, err := userdp.ParseWeights(fl.user.weights); err != nil {
 		return nil, fmt.Errorf("--weights: %w", err)
@@ -118,18 +93,8 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 	if fl.user.sampler == "" {
 		fl.user.sampler = userdp.SamplerDiscrete.String()
 	}
-	sampler, err := userdp.ParseSampler(fl.user.sampler)
-	if err != nil {
+	if _, err := userdp.ParseSampler(fl.user.sampler); err != nil {
 		return nil, fmt.Errorf("--sampler: %w", err)
-	}
-	if sampler == userdp.SamplerFloat && !changed("seed") && p.eps != math.Inf(1) {
-		return nil, fmt.Errorf("--sampler float is not private (its noise lies on floating-point lattices): use it only with --seed, for comparisons")
-	}
-	if changed("max-user-ratings") && fl.maxUserRatings < 1 {
-		return nil, fmt.Errorf("--max-user-ratings = %d, want ≥ 1", fl.maxUserRatings)
-	}
-	if changed("clip-norm") && (!(fl.clipNorm > 0) || math.IsInf(fl.clipNorm, 0)) {
-		return nil, fmt.Errorf("--clip-norm = %v, want a finite number > 0", fl.clipNorm)
 	}
 	if changed("center") && (math.IsNaN(fl.center) || math.IsInf(fl.center, 0)) {
 		return nil, fmt.Errorf("--center = %v, want a finite number in the rating range", fl.center)
@@ -196,6 +161,14 @@ func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64, r
 	_, seeded := fl.seed.rand(cmd)
 	o.Seeded, o.Seed = seeded, fl.seed.seed
 	o.Workers = fl.workers
+	// The library's checks (userdp.Options.Validate), in the flags' words.
+	if err := o.Validate(); err != nil {
+		var pe *userdp.ParamError
+		if errors.As(err, &pe) {
+			return o, errors.New(pe.FlagMessage())
+		}
+		return o, err
+	}
 	return o, nil
 }
 

@@ -408,7 +408,7 @@ func TestAuditTrainUnseeded(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &exact); err != nil || exact.Root == nil || first["seed"] != nil {
 		t.Fatalf("root_seed %v, seed %v (%v)", exact.Root, first["seed"], err)
 	}
-	again := auditTrainJSON(t, 0, append(args[3:], "--seed", strconv.FormatUint(*exact.Root, 10))...)
+	again := auditTrainJSON(t, 0, append(args[4:], "--seed", strconv.FormatUint(*exact.Root, 10))...)
 	for _, key := range []string{"epsilon_lower_bound", "statistic", "selection_separation", "root_seed"} {
 		if first[key] != again[key] {
 			t.Errorf("%s: %v unseeded, %v replayed", key, first[key], again[key])

@@ -26,10 +26,10 @@ func CheckDir(dir string, force bool) error {
 		return strings.HasPrefix(name, "utility") && strings.HasSuffix(name, ".json") && isResult(path)
 	})
 	if errors.Is(err, outdir.ErrForeign) {
-		return fmt.Errorf("utility: --out %s is not empty and holds no results of dpmc utility; choose another --out or pass --force to write into it", dir)
+		return fmt.Errorf("utility: --output-dir %s is not empty and holds no results of dpmc utility; choose another --output-dir or pass --force to write into it", dir)
 	}
 	if err != nil {
-		return fmt.Errorf("utility: --out: %w", err)
+		return fmt.Errorf("utility: --output-dir: %w", err)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dpmc/dpmc/internal/flagvocab"
 	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/userdp"
@@ -34,7 +35,7 @@ type Flags struct {
 	// Save is the model file, Force overwrites it.
 	Save  string
 	Force bool
-	// Output is the report's format: text or json.
+	// Output is --output-format, the report's format: text or json.
 	Output string
 	// ShuffleCounters and LogIDs set Config's fields of the same name.
 	ShuffleCounters, LogIDs bool
@@ -59,12 +60,13 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.Center, "center", 0, "a public global mean rating, in the rating range (default: a noisy mean is released)")
 	fs.StringVar(&f.Items, "items", "", "public item catalogue, one item ID per line (default: private item selection)")
 	fs.StringVar(&f.Weights, "weights", "adaptive", "factor-step weights within each user: adaptive or uniform")
-	fs.StringVar(&f.Sampler, "sampler", "discrete", "noise sampler: discrete, or float (NOT private; only with --seed)")
+	fs.StringVar(&f.Sampler, "sampler", "discrete", "noise sampler: discrete, or float (NOT private; only with --seed) (default: discrete)")
 	fs.StringVar(&f.Save, "save", "", "model file to write (required; local, or a gs:// path on Dataflow)")
 	fs.BoolVar(&f.Force, "force", false, "overwrite --save")
-	fs.StringVar(&f.Output, "output", "text", "privacy report format: text or json")
+	fs.StringVar(&f.Output, "output-format", "text", "format of the privacy report printed: text or json")
 	fs.BoolVar(&f.ShuffleCounters, "shuffle-counters", false, "count the elements and bytes of every shuffle (exact figures of the data, NOT private: they reach the runner's metrics and stderr)")
 	fs.BoolVar(&f.LogIDs, "log-ids", false, "let errors name user and item IDs (a duplicate pair): they reach the runner's logs, which are NOT private")
+	flagvocab.ApplyStd(fs)
 }
 
 // Config checks the flags (changed says which were given) and returns the
@@ -84,7 +86,7 @@ func (f *Flags) Config(changed func(string) bool) (*Config, error) {
 		return nil, fmt.Errorf("--delta = %v, want in (0, 1)", f.Delta)
 	}
 	if f.Output != "text" && f.Output != "json" {
-		return nil, fmt.Errorf("--output %q: want text or json", f.Output)
+		return nil, fmt.Errorf("--output-format %q: want text or json", f.Output)
 	}
 	c := &Config{Files: strings.Split(f.Data, ","), Save: f.Save, Force: f.Force, ShuffleCounters: f.ShuffleCounters, LogIDs: f.LogIDs}
 	var err error

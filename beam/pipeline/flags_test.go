@@ -4,8 +4,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dpmc/dpmc/internal/flagvocab"
 )
 
 // Bad flags give an error naming the flag, before any pipeline runs; good
@@ -33,7 +36,7 @@ func TestFlagsConfig(t *testing.T) {
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--center", "9"}, "--center"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--factor-share", "0.3"}, "--factor-share"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--items", filepath.Join(dir, "absent")}, "--items"},
-		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--output", "xml"}, "--output"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--output-format", "xml"}, "--output-format"},
 	} {
 		fs := flag.NewFlagSet("dpmc-beam", flag.ContinueOnError)
 		var f Flags
@@ -54,5 +57,26 @@ func TestFlagsConfig(t *testing.T) {
 		case tc.want == "" && set["seed"] && (!c.Options.Seeded || c.Options.Rank != 2 || c.Options.Iters != 3):
 			t.Errorf("%q: seeded %v, rank %d, iters %d", tc.args, c.Options.Seeded, c.Options.Rank, c.Options.Iters)
 		}
+	}
+}
+
+// TestFlagVocabulary: every flag of dpmc-beam is the flag of its name in
+// dpmc's one vocabulary (internal/flagvocab: the same type, default and
+// unit as in every dpmc command), and they are the flags docs/cli.md lists
+// for dpmc-beam.
+func TestFlagVocabulary(t *testing.T) {
+	fs := flag.NewFlagSet("dpmc-beam", flag.ContinueOnError)
+	var f Flags
+	f.Register(fs)
+	var names []string
+	fs.VisitAll(func(fl *flag.Flag) {
+		names = append(names, fl.Name)
+		if err := flagvocab.Check(fl.Name, "", flagvocab.StdType(fl), fl.DefValue, fl.Usage); err != nil {
+			t.Error(err)
+		}
+	})
+	want := slices.Sorted(slices.Values(flagvocab.Beam))
+	if !slices.Equal(names, want) {
+		t.Errorf("dpmc-beam's flags are %q; flagvocab.Beam lists %q", names, want)
 	}
 }

@@ -69,7 +69,7 @@ smallest σ (gaussian), b (laplace) or s (huber, at the given --alpha) with
 which the K releases are (E, δ)-DP under the tightest accountant, and prints
 it with the totals there.`,
 		Example: `  dpmc account --mechanism gaussian --sigma 10 --sensitivity 1 --compositions 1000 --delta 1e-6
-  dpmc account --mechanism huber --alpha 1 --scale 1 --compositions 100 --json
+  dpmc account --mechanism huber --alpha 1 --scale 1 --compositions 100 --output-format json
   dpmc account --mechanism laplace --target-epsilon 1 --compositions 50`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -80,15 +80,15 @@ it with the totals there.`,
 	f := cmd.Flags()
 	f.Float64Var(&fl.sensitivity, "sensitivity", 1, "sensitivity of one release, in units of the noised value: ℓ1 (Δ₁) for laplace and huber, ℓ2 (Δ₂) for gaussian")
 	f.IntVar(&fl.compositions, "compositions", 0, "number K of releases composed, in [1, 10⁸] (required)")
-	f.Float64Var(&fl.delta, "delta", 1e-5, "target δ of the total (ε, δ) guarantee, a probability in (0, 1)")
+	f.Float64Var(&fl.delta, "delta", 1e-6, "target δ of the total (ε, δ) guarantee, a probability in (0, 1)")
 	f.Float64Var(&fl.targetEpsilon, "target-epsilon", 0, "instead of a noise parameter: find the smallest σ (gaussian), b (laplace) or s (huber, at --alpha) giving this total ε")
-	f.StringVar(&fl.sampler, "sampler", "discrete", "noise sampler accounted for: discrete (exact, on a power-of-two grid; what unseeded dpmc releases use) or float (the ideal continuous mechanism)")
+	f.StringVar(&fl.sampler, "sampler", "discrete", "noise sampler accounted for: discrete (exact, on a power-of-two grid; what unseeded dpmc releases use) or float (the ideal continuous mechanism) (default: discrete)")
 	f.IntVar(&fl.coordinates, "coordinates", 1, "discrete sampler: the number n ≥ 1 of coordinates one neighbouring change can move (each may move one more grid step when rounded)")
-	f.BoolVar(&fl.json, "json", false, "print JSON instead of a table")
+	registerOutputFormat(cmd, &fl.json, "text (a table) or json")
 	return cmd
 }
 
-// accountJSON is the --json output. Calibrated is set only with
+// accountJSON is the --output-format json output. Calibrated is set only with
 // --target-epsilon.
 type accountJSON struct {
 	Mechanism         string               `json:"mechanism"`

@@ -31,7 +31,7 @@ type accountOut struct {
 
 func accountJSONRun(t *testing.T, args ...string) accountOut {
 	t.Helper()
-	out, stderr, code := dpmc(t, append([]string{"account", "--json"}, args...)...)
+	out, stderr, code := dpmc(t, append([]string{"account", "--output-format", "json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -175,7 +175,7 @@ func TestAccountTargetEpsilon(t *testing.T) {
 			}
 		})
 	}
-	out, stderr, code := dpmc(t, "account", "--sampler", "float", "--mechanism", "gaussian", "--target-epsilon", "1", "--compositions", "1000")
+	out, stderr, code := dpmc(t, "account", "--sampler", "float", "--mechanism", "gaussian", "--target-epsilon", "1", "--compositions", "1000", "--delta", "1e-5")
 	if code != 0 || !strings.Contains(out, "sigma = 117.9") || !strings.Contains(out, "is the smallest") {
 		t.Errorf("exit %d, %s\n%s", code, stderr, out)
 	}
@@ -220,8 +220,8 @@ func TestAccountHelp(t *testing.T) {
 		t.Fatal("help account failed")
 	}
 	for _, want := range []string{"--mechanism", "--sigma", "--scale", "--alpha", "(default 3)", "--sensitivity", "(default 1)",
-		"ℓ1 (Δ₁) for laplace and huber, ℓ2 (Δ₂) for gaussian", "--compositions", "(required)", "--delta", "(default 1e-05)",
-		"--target-epsilon", "--json", "advanced_kov", "pld"} {
+		"ℓ1 (Δ₁) for laplace and huber, ℓ2 (Δ₂) for gaussian", "--compositions", "(required)", "--delta", "(default 1e-06)",
+		"--target-epsilon", "--output-format", "json", "advanced_kov", "pld"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("help account lacks %q", want)
 		}

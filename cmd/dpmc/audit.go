@@ -163,11 +163,11 @@ bound stays exact.
 ε cannot be shown above about log(n/10); the report prints this ceiling.`,
 		Example: `  dpmc audit --mechanism laplace --scale 1 --sensitivity 1 --seed 1
   dpmc audit --mechanism huber --alpha 1 --scale 1 --sensitivity 1 --claim-epsilon 0.5
-  dpmc audit --mechanism gaussian --sigma 1 --claim-epsilon 1 --claim-delta 0.0127 --json
+  dpmc audit --mechanism gaussian --sigma 1 --claim-epsilon 1 --claim-delta 0.0127 --output-format json
   dpmc audit --mechanism laplace --dims 4 --bits
   dpmc audit --sampler float --mechanism gaussian --sigma 49 --at 1000
   dpmc audit --train --privacy user --epsilon 1 --delta 1e-6
-  dpmc audit --train --epsilon 2 --rank 2 --seed 1 --json
+  dpmc audit --train --epsilon 2 --rank 2 --seed 1 --output-format json
   dpmc audit --train --privacy paper --algo irls --mechanism laplace --scale 1
   dpmc audit --train --privacy paper --variance 0.01`,
 		Args: cobra.NoArgs,
@@ -199,22 +199,22 @@ bound stays exact.
 	f.IntVar(&fl.dims, "dims", 1, "coordinates d of one output; d > 1 adds a test spreading Δ over all d")
 	f.BoolVar(&fl.bits, "bits", false, "also test the low-order bits of the raw float64 outputs (Mironov 2012); a finding counts in the verdict")
 	f.Float64Var(&fl.at, "at", 0, "the first neighbour's input x; the second is x + Δ")
-	f.StringVar(&fl.sampler, "sampler", "discrete", "audit the releases of this sampler ("+strings.Join(auditSamplerNames(), ", ")+"), adding the lattice family: whether y lies in the set the sampler emits on x, and on x′")
+	f.StringVar(&fl.sampler, "sampler", "discrete", "audit the releases of this sampler ("+strings.Join(auditSamplerNames(), ", ")+"), adding the lattice family: whether y lies in the set the sampler emits on x, and on x′ (default: discrete)")
 	f.Float64Var(&fl.confidence, "confidence", audit.DefaultConfidence, "joint confidence of all the bounds, in (0, 1)")
 	fl.seed.register(cmd)
-	f.BoolVar(&fl.json, "json", false, "print the report as one JSON object")
+	registerOutputFormat(cmd, &fl.json, "text, or json (the report as one JSON object)")
 	t := &fl.train
 	f.BoolVar(&t.on, "train", false, "audit a training run on the built-in tiny data instead of a mechanism")
-	f.StringVar(&t.privacy, "privacy", "user", "--train: user (the userdp pipeline, with a guarantee) or paper (the paper's algorithms, no guarantee)")
-	f.StringVar(&t.algo, "algo", "als", "--train paper: solver, als or irls")
-	f.IntVar(&t.rank, "rank", 2, "--train: rank r of the factors, in [1, 12] (the built-in data has 6 items); user: in [0, 12], default as dpmc train (biases only on data this small)")
+	f.StringVar(&t.privacy, "privacy", "user", "--train: user (the userdp pipeline, with a guarantee) or paper (the paper's algorithms, no guarantee) (default: user)")
+	f.StringVar(&t.algo, "algo", "als", "--train paper: solver, als or irls (default: als, fast on the tiny data)")
+	f.IntVar(&t.rank, "rank", 2, "--train: rank r of the factors (the built-in data has 6 items); paper: in [1, 12] (default: 2); user: in [0, 12] (default: as dpmc train, biases only on data this small)")
 	f.IntVar(&t.iters, "iters", 0, fmt.Sprintf("--train: paper: outer sweeps T, in [1, 10000] (default %d); user: ALS steps after the start, as dpmc train's --iters", audit.DefaultPaperIters))
-	f.IntVar(&t.irlsIters, "irls-iters", 2, "--train paper: inner iterations K of each IRLS item solve, in [1, 1000]")
+	f.IntVar(&t.irlsIters, "irls-iters", 2, "--train paper: inner iterations K of each IRLS item solve, in [1, 1000] (default: 2)")
 	f.Float64Var(&t.threshold, "irls-threshold", 0, "--train paper: Huber threshold c of the IRLS weights, in rating units (default: the Huber noise's α, else 3)")
 	f.Float64Var(&t.lambda, "lambda", 0.5, "--train paper: ridge penalty λ > 0 of every row solve")
 	f.IntVar(&t.maxUserRatings, "max-user-ratings", 1000, "--train user: ratings k a user contributes to any release, ≥ 1")
 	f.Float64Var(&t.clipNorm, "clip-norm", 1, "--train user: ℓ2 norm C user factors are clipped to in item steps, > 0")
-	f.Float64Var(&t.epsilon, "epsilon", 1, "--train user: total ε the pipeline's noise is calibrated to")
+	f.Float64Var(&t.epsilon, "epsilon", 1, "--train user: total ε the pipeline's noise is calibrated to (default: 1)")
 	f.Float64Var(&t.delta, "delta", 1e-6, "--train: total δ of the calibration and the accountant (paper: of the paper's figures), in (0, 1)")
 	f.Float64Var(&t.variance, "variance", 1, "--train paper: noise variance per coordinate, in squared rating units, as in dpmc train")
 	f.IntVar(&t.runs, "runs", audit.DefaultTrainRuns, "--train: audited training runs per neighbour, in [100, 1e7] (20 % more choose the statistic)")

@@ -14,7 +14,7 @@ import (
 
 func TestAuditJSON(t *testing.T) {
 	out, stderr, code := dpmc(t, "audit", "--mechanism", "laplace", "--scale", "1", "--sensitivity", "1",
-		"--samples", "20000", "--seed", "1", "--json", "--sampler", "")
+		"--samples", "20000", "--seed", "1", "--output-format", "json", "--sampler", "")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -106,7 +106,7 @@ func TestAuditBitsFinding(t *testing.T) {
 		!strings.Contains(out, "sampler:      discrete") {
 		t.Errorf("discrete sampler (default): exit %d, report:\n%s%s", code, out, stderr)
 	}
-	out, _, _ = dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits", "--json", "--sampler", "")
+	out, _, _ = dpmc(t, "audit", "--mechanism", "laplace", "--samples", "20000", "--seed", "4", "--bits", "--output-format", "json", "--sampler", "")
 	var got struct {
 		Bits *struct {
 			Finding bool    `json:"finding"`
@@ -140,7 +140,7 @@ func TestAuditSamplerFloat(t *testing.T) {
 				!strings.Contains(out, "only the sampler's releases, the real-valued mechanism passes") || !strings.HasPrefix(stderr, "dpmc: audit: VIOLATION") {
 				t.Errorf("exit %d:\n%s%s", code, out, stderr)
 			}
-			out, _, _ = dpmc(t, append(base, "--json")...)
+			out, _, _ = dpmc(t, append(base, "--output-format", "json")...)
 			var got struct {
 				Sampler string  `json:"sampler"`
 				Ideal   float64 `json:"ideal_epsilon_lower_bound"`
@@ -227,7 +227,7 @@ func TestAuditHelp(t *testing.T) {
 	}
 	for _, want := range []string{"--mechanism", "--alpha", "--scale", "--sigma", "--sensitivity", "(default 1)",
 		"--claim-epsilon", "--claim-delta", "--samples", "(default 1000000)", "--seed", "crypto/rand", "--dims",
-		"--bits", "--at", "--confidence", "(default 0.95)", "--json", "PASS", "VIOLATION", "Mironov",
+		"--bits", "--at", "--confidence", "(default 0.95)", "--output-format", "json", "PASS", "VIOLATION", "Mironov",
 		"--train", "--privacy", "--runs", "(default 1000)", "--epsilon", "--delta", "--max-user-ratings", "--clip-norm",
 		"--variance", "--algo", "--rank", "--iters", "--irls-iters", "--lambda", "--workers", "V Vᵀ", "20 %", "--start", "public",
 		"--sampler", "lattice", "userdp"} {
@@ -250,7 +250,7 @@ func TestAuditHelp(t *testing.T) {
 // report; want is the exit status expected.
 func auditTrainJSON(t *testing.T, want int, args ...string) map[string]any {
 	t.Helper()
-	out, stderr, code := dpmc(t, append([]string{"audit", "--train", "--json"}, args...)...)
+	out, stderr, code := dpmc(t, append([]string{"audit", "--train", "--output-format", "json"}, args...)...)
 	if code != want {
 		t.Fatalf("exit %d, want %d: %s", code, want, stderr)
 	}
@@ -412,7 +412,7 @@ func TestAuditTrainUnseeded(t *testing.T) {
 		t.Errorf("exit %d:\n%s%s", code, out, stderr)
 	}
 	// The root seed it reports replays it, public start included.
-	args := []string{"audit", "--train", "--json", "--privacy", "paper", "--iters", "2", "--runs", "100"}
+	args := []string{"audit", "--train", "--output-format", "json", "--privacy", "paper", "--iters", "2", "--runs", "100"}
 	out, stderr, code = dpmc(t, args...)
 	var first map[string]any
 	var exact struct {
@@ -424,7 +424,7 @@ func TestAuditTrainUnseeded(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &exact); err != nil || exact.Root == nil || first["seed"] != nil {
 		t.Fatalf("root_seed %v, seed %v (%v)", exact.Root, first["seed"], err)
 	}
-	again := auditTrainJSON(t, 0, append(args[3:], "--seed", strconv.FormatUint(*exact.Root, 10))...)
+	again := auditTrainJSON(t, 0, append(args[4:], "--seed", strconv.FormatUint(*exact.Root, 10))...)
 	for _, key := range []string{"epsilon_lower_bound", "statistic", "selection_separation", "root_seed"} {
 		if first[key] != again[key] {
 			t.Errorf("%s: %v unseeded, %v replayed", key, first[key], again[key])

@@ -27,7 +27,7 @@ func newBudgetCmd() *cobra.Command {
 of the Gaussian, Laplace and Huber mechanisms set to that variance, with the
 paper's published Table 1 beside them.
 
-Conventions (the paper's): Δ₁ = Δ₂ = --sensitivity; Gaussian σ = √v;
+Conventions (the paper's): Δ₁ = Δ₂ = --release-sensitivity; Gaussian σ = √v;
 Laplace b = √(v/2); Huber at scale s = 1 with α from the variance, α = 3 at
 variance 1 (whose exact variance is 1.0036).
 
@@ -43,14 +43,14 @@ them; dpmc account composes them under every accountant.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			render, ok := budgetFormats[format]
 			if !ok {
-				return fmt.Errorf("--format %q: want table, csv or json", format)
+				return fmt.Errorf("--output-format %q: want text, csv or json", format)
 			}
 			if err := out.check(); err != nil {
 				return err
 			}
 			for i, v := range variances.vals {
 				if !(v > 0) {
-					return fmt.Errorf("--variance: item %d is %v, want a noise variance > 0 (squared rating units)", i+1, v)
+					return fmt.Errorf("--variances: item %d is %v, want a noise variance > 0 (squared rating units)", i+1, v)
 				}
 			}
 			rows, err := budget.Compute(variances.vals, sensitivity, delta)
@@ -61,16 +61,20 @@ them; dpmc account composes them under every accountant.`,
 		},
 	}
 	f := cmd.Flags()
-	f.Var(variances, "variance", "noise variances to compare, comma-separated, in squared rating units")
-	f.Float64Var(&sensitivity, "sensitivity", 5, "sensitivity Δ₁ = Δ₂ of one release, in rating units (the paper uses the rating range, 5)")
-	f.Float64Var(&delta, "delta", 1e-5, "δ of the Gaussian mechanism's (ε, δ) guarantee, a probability in (0, 1)")
-	f.StringVar(&format, "format", "table", "output format: table, csv or json")
+	f.Var(variances, "variances", "noise variances to compare, comma-separated, in squared rating units")
+	f.Float64Var(&sensitivity, "release-sensitivity", 5, "sensitivity Δ₁ = Δ₂ of one release, in rating units (the paper uses the rating range, 5)")
+	f.Float64Var(&delta, "release-delta", 1e-5, "δ of one Gaussian release's (ε, δ) guarantee, a probability in (0, 1) (the paper's Table 1 uses 1e-5)")
+	f.StringVar(&format, "output-format", "text", "text (a table), csv or json")
 	out.register(cmd)
+	for old, to := range map[string]string{"variance": "variances", "sensitivity": "release-sensitivity", "delta": "release-delta", "format": "output-format"} {
+		deprecatedAlias(cmd, old, to)
+	}
 	return cmd
 }
 
 var budgetFormats = map[string]func(io.Writer, []budget.Row) error{
-	"table": writeBudgetTable,
+	"text":  writeBudgetTable,
+	"table": writeBudgetTable, // the name before --output-format
 	"csv":   writeBudgetCSV,
 	"json":  writeBudgetJSON,
 }

@@ -35,13 +35,13 @@ rounded to float32. Lines are "user<TAB>item<TAB>rating", users and items
 numbered from 1, each rating the shortest decimal that reads back as the
 same number (dpmc train --format tsv reads it exactly).
 
---test FILE also writes --test-ratings held-out ratings (cells the
+--test-output FILE also writes --test-ratings held-out ratings (cells the
 training file does not rate, valued by the same formula with fresh noise).
 
-The data is synthetic and seeded (--seed): experimental data, not private
+The data is synthetic and seeded (--data-seed): experimental data, not private
 data.`,
-		Example: `  dpmc generate -o r10m.tsv --test r10m.test.tsv
-  dpmc generate --ratings 1000000 --seed 2 -o r1m.tsv
+		Example: `  dpmc generate -o r10m.tsv --test-output r10m.test.tsv
+  dpmc generate --ratings 1000000 --data-seed 2 -o r1m.tsv
   dpmc train --data r10m.tsv --test r10m.test.tsv --format tsv --algo als --mechanism none --rank 32 --lambda 0.005 --lambda-scale count --iters 6`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -52,17 +52,17 @@ data.`,
 				return err
 			}
 			if testPath != "" {
-				if err := refuseSameFile("--test", testPath, namedFile{"--output", out.path}); err != nil {
+				if err := refuseSameFile("--test-output", testPath, namedFile{"--output", out.path}); err != nil {
 					return err
 				}
 				if err := atomicfile.Check(testPath, out.force); err != nil {
-					return fmt.Errorf("--test: %w", err)
+					return fmt.Errorf("--test-output: %w", err)
 				}
 				if testN < 1 {
 					return fmt.Errorf("--test-ratings %d: want at least 1", testN)
 				}
 			} else if cmd.Flags().Changed("test-ratings") {
-				return fmt.Errorf("--test-ratings needs --test")
+				return fmt.Errorf("--test-ratings needs --test-output")
 			}
 			b := synthetic.DefaultBenchmark(1, seed)
 			b.Users, b.Items, b.Ratings = n/100, n/500, n
@@ -100,9 +100,11 @@ data.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&n, "ratings", 10_000_000, "number of training ratings (users = ratings/100, items = ratings/500)")
-	f.Uint64Var(&seed, "seed", 1, "seed of the data (the set is deterministic for a seed)")
-	f.StringVar(&testPath, "test", "", "also write held-out ratings to this file (atomically; --force overwrites)")
-	f.IntVar(&testN, "test-ratings", 100_000, "number of held-out ratings for --test")
+	f.Uint64Var(&seed, "data-seed", 1, "seed of the data (the set is deterministic for a seed)")
+	f.StringVar(&testPath, "test-output", "", "also write held-out ratings to this file (atomically; --force overwrites)")
+	f.IntVar(&testN, "test-ratings", 100_000, "number of held-out ratings for --test-output")
 	out.register(cmd)
+	deprecatedAlias(cmd, "seed", "data-seed")
+	deprecatedAlias(cmd, "test", "test-output")
 	return cmd
 }

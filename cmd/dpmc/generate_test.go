@@ -15,7 +15,7 @@ import (
 func TestGenerate(t *testing.T) {
 	dir := t.TempDir()
 	tr, te := filepath.Join(dir, "b.tsv"), filepath.Join(dir, "b.test.tsv")
-	_, stderr, code := dpmc(t, "generate", "--ratings", "100000", "--seed", "3", "-o", tr, "--test", te, "--test-ratings", "700")
+	_, stderr, code := dpmc(t, "generate", "--ratings", "100000", "--data-seed", "3", "-o", tr, "--test-output", te, "--test-ratings", "700")
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -38,12 +38,12 @@ func TestGenerate(t *testing.T) {
 			t.Fatalf("held-out cell (%d, %d) is also a training rating", c.User, c.Item)
 		}
 	}
-	a, _, _ := dpmc(t, "generate", "--ratings", "100000", "--seed", "3")
+	a, _, _ := dpmc(t, "generate", "--ratings", "100000", "--data-seed", "3")
 	b, _ := os.ReadFile(tr)
 	if a != string(b) {
 		t.Error("the same seed to stdout and to a file gave different data")
 	}
-	if c, _, _ := dpmc(t, "generate", "--ratings", "100000", "--seed", "4"); c == a {
+	if c, _, _ := dpmc(t, "generate", "--ratings", "100000", "--data-seed", "4"); c == a {
 		t.Error("seeds 3 and 4 gave the same data")
 	}
 }
@@ -61,12 +61,12 @@ func TestGenerateRejects(t *testing.T) {
 		want string
 	}{
 		{[]string{"--ratings", "49999"}, "--ratings 49999"},
-		{[]string{"--test-ratings", "10"}, "--test-ratings needs --test"},
+		{[]string{"--test-ratings", "10"}, "--test-ratings needs --test-output"},
 		{[]string{"--ratings", "50000", "-o", kept}, "--force"},
-		{[]string{"--ratings", "50000", "-o", filepath.Join(dir, "a.tsv"), "--test", filepath.Join(dir, "a.tsv")}, "same file as --output"},
-		{[]string{"--ratings", "50000", "--test", kept}, "--test"},
-		{[]string{"--ratings", "50000", "--test", filepath.Join(dir, "t.tsv"), "--test-ratings", "0"}, "--test-ratings 0"},
-		{[]string{"--ratings", "50000", "--test", filepath.Join(dir, "t.tsv"), "--test-ratings", "1"}, "only 0 cells are left"},
+		{[]string{"--ratings", "50000", "-o", filepath.Join(dir, "a.tsv"), "--test-output", filepath.Join(dir, "a.tsv")}, "same file as --output"},
+		{[]string{"--ratings", "50000", "--test-output", kept}, "--test-output"},
+		{[]string{"--ratings", "50000", "--test-output", filepath.Join(dir, "t.tsv"), "--test-ratings", "0"}, "--test-ratings 0"},
+		{[]string{"--ratings", "50000", "--test-output", filepath.Join(dir, "t.tsv"), "--test-ratings", "1"}, "only 0 cells are left"},
 	} {
 		stdout, stderr, code := dpmc(t, append([]string{"generate"}, tt.args...)...)
 		if code == 0 || !strings.Contains(stderr, tt.want) || stdout != "" {

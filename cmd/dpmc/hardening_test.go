@@ -87,7 +87,7 @@ func TestOutputNeverReplacesInput(t *testing.T) {
 func TestHugeK(t *testing.T) {
 	dir, mp := hardeningFiles(t)
 	maxInt := strconv.Itoa(math.MaxInt)
-	stdout, stderr, code := dpmc(t, "recommend", "--model", mp, "--user", "1", "-k", maxInt, "--json")
+	stdout, stderr, code := dpmc(t, "recommend", "--model", mp, "--user", "1", "-k", maxInt, "--output-format", "json")
 	if code != 0 {
 		t.Fatalf("recommend: exit %d: %s", code, stderr)
 	}
@@ -201,10 +201,10 @@ func TestReportCheckedFirst(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"utility, no folder", []string{"utility", "--quick", "--out", filepath.Join(dir, "u"), "--report", missing}, "utility: --report: " + missing},
-		{"utility, a folder", []string{"utility", "--quick", "--out", filepath.Join(dir, "u"), "--report", dir}, "is a directory"},
-		{"reproduce, no folder", []string{"reproduce", "--quick", "--table", "3", "--out", filepath.Join(dir, "r"), "--report", missing}, "--report: " + missing},
-		{"reproduce, a folder", []string{"reproduce", "--quick", "--table", "3", "--out", filepath.Join(dir, "r"), "--report", dir}, "is a directory"},
+		{"utility, no folder", []string{"utility", "--quick", "--output-dir", filepath.Join(dir, "u"), "--report", missing}, "utility: --report: " + missing},
+		{"utility, a folder", []string{"utility", "--quick", "--output-dir", filepath.Join(dir, "u"), "--report", dir}, "is a directory"},
+		{"reproduce, no folder", []string{"reproduce", "--quick", "--table", "3", "--output-dir", filepath.Join(dir, "r"), "--report", missing}, "--report: " + missing},
+		{"reproduce, a folder", []string{"reproduce", "--quick", "--table", "3", "--output-dir", filepath.Join(dir, "r"), "--report", dir}, "is a directory"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			stdout, stderr, code := dpmc(t, c.args...)

@@ -24,7 +24,7 @@ func dpmc(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestBudgetJSON(t *testing.T) {
-	out, stderr, code := dpmc(t, "budget", "--format", "json")
+	out, stderr, code := dpmc(t, "budget", "--output-format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -54,14 +54,14 @@ func TestBudgetJSON(t *testing.T) {
 		}
 	}
 	// Outside the paper's settings the reference is null.
-	out, _, _ = dpmc(t, "budget", "--format", "json", "--variance", "2.5", "--sensitivity", "1")
+	out, _, _ = dpmc(t, "budget", "--output-format", "json", "--variances", "2.5", "--release-sensitivity", "1")
 	if !strings.Contains(out, `"paper": null`) {
 		t.Errorf("want paper null at variance 2.5, Δ = 1:\n%s", out)
 	}
 }
 
 func TestBudgetCSV(t *testing.T) {
-	out, _, code := dpmc(t, "budget", "--format", "csv", "--variance", "1, 2,5")
+	out, _, code := dpmc(t, "budget", "--output-format", "csv", "--variances", "1, 2,5")
 	if code != 0 {
 		t.Fatal("non-zero exit")
 	}
@@ -97,14 +97,14 @@ func TestBadInputIsAnError(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"budget", "--variance", "1,x"}, `item 2 ("x")`},
-		{[]string{"budget", "--variance", "1,,2"}, "item 2 is empty"},
-		{[]string{"budget", "--variance", "NaN"}, "not finite"},
-		{[]string{"budget", "--variance", "0"}, "--variance: item 1 is 0, want a noise variance > 0"},
-		{[]string{"budget", "--variance", "1,-2"}, "--variance: item 2 is -2, want a noise variance > 0"},
-		{[]string{"budget", "--delta", "2"}, "delta"},
-		{[]string{"budget", "--sensitivity", "-1"}, "sensitivity"},
-		{[]string{"budget", "--format", "xml"}, "--format"},
+		{[]string{"budget", "--variances", "1,x"}, `item 2 ("x")`},
+		{[]string{"budget", "--variances", "1,,2"}, "item 2 is empty"},
+		{[]string{"budget", "--variances", "NaN"}, "not finite"},
+		{[]string{"budget", "--variances", "0"}, "--variances: item 1 is 0, want a noise variance > 0"},
+		{[]string{"budget", "--variances", "1,-2"}, "--variances: item 2 is -2, want a noise variance > 0"},
+		{[]string{"budget", "--release-delta", "2"}, "delta"},
+		{[]string{"budget", "--release-sensitivity", "-1"}, "sensitivity"},
+		{[]string{"budget", "--output-format", "xml"}, "--output-format"},
 		{[]string{"budget", "extra"}, "unknown command"},
 		{[]string{"sample"}, "--mechanism is required"},
 		{[]string{"sample", "--mechanism", "cauchy"}, "cauchy"},
@@ -264,7 +264,7 @@ func TestSampleOutputFile(t *testing.T) {
 // help, and flags with a non-zero default show it.
 func TestHelpListsFlagsWithDefaults(t *testing.T) {
 	tests := map[string][]string{
-		"budget": {"--variance floats", "(default 1,2,3,4)", "--sensitivity", "(default 5)", "--delta", "(default 1e-05)", "--format", `(default "table")`, "--output", "--force"},
+		"budget": {"--variances floats", "(default 1,2,3,4)", "--release-sensitivity", "(default 5)", "--release-delta", "(default 1e-05)", "--output-format", `(default "text")`, "--output", "--force"},
 		"sample": {"--mechanism", "--alpha", "(default 3)", "--scale", "(default 1)", "--sigma", "-n, --n", "(default 1000)", "--seed", "crypto/rand", "--output", "--force"},
 	}
 	for cmd, wants := range tests {

@@ -31,7 +31,7 @@ func (n *noiseFlags) register(cmd *cobra.Command, def string, extra ...string) {
 	if def == "" {
 		f.StringVar(&n.name, "mechanism", "", "noise mechanism: "+names+" (required)")
 	} else {
-		f.StringVar(&n.name, "mechanism", def, "noise mechanism: "+names)
+		f.StringVar(&n.name, "mechanism", def, "noise mechanism: "+names+" (default: "+def+")")
 	}
 	f.Float64Var(&n.alpha, "alpha", 3, "Huber shape α, dimensionless (huber only; the paper's α = 3 has variance 1.0036 at s = 1)")
 	f.Float64Var(&n.scale, "scale", 1, "scale, in units of the noised value: Huber s, or Laplace b")

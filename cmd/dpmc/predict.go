@@ -102,7 +102,7 @@ Interrupted (SIGINT, SIGTERM, SIGHUP), predict stops and writes no output file.`
 	fl.historyFile.register(cmd, "history-", "history", `columns of a csv/tsv --history (must include rating), e.g. user,item,rating,_`)
 	f.BoolVar(&fl.clip, "clip", false, "clip predictions to the model's rating range")
 	f.StringVar(&fl.unknown, "unknown", "error", "unknown users or items: error or fallback (μ + item bias, μ + user bias, or μ; paper models: the training mean)")
-	f.IntVar(&fl.k, "k", 10, "list length of the ranking metrics (with a rating column); at most the candidate items, clamped with a note")
+	f.IntVarP(&fl.k, "k", "k", 10, "list length of the ranking metrics (with a rating column); at most the candidate items, clamped with a note")
 	f.Float64Var(&fl.threshold, "relevant", 4, "lowest rating that counts as relevant for the ranking metrics")
 	fl.out.register(cmd)
 	return cmd

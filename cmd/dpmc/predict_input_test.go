@@ -97,7 +97,7 @@ func TestPredictInput(t *testing.T) {
 // items; SweetRS's repeated pairs are averaged, as train averages them.
 func TestRecommendQuotedHistory(t *testing.T) {
 	mp, sweet := quotedModel(t)
-	stdout, stderr, code := dpmc(t, "recommend", "--model", mp, "--history", sweet, "--user", "10", "--json", "-k", "6")
+	stdout, stderr, code := dpmc(t, "recommend", "--model", mp, "--history", sweet, "--user", "10", "--output-format", "json", "-k", "6")
 	if code != 0 {
 		t.Fatal(stderr)
 	}

@@ -57,7 +57,7 @@ func TestPredictMetricsEqualTrain(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mp := filepath.Join(t.TempDir(), "m.dpmc")
-			args := append([]string{"train", "--data", trainFile, "--test", testFile, "--seed", "1", "--json", "--save", mp}, c.args...)
+			args := append([]string{"train", "--data", trainFile, "--test", testFile, "--seed", "1", "--output-format", "json", "--save", mp}, c.args...)
 			out, stderr, code := dpmc(t, args...)
 			if code != 0 {
 				t.Fatal(stderr)

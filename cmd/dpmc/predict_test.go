@@ -55,7 +55,7 @@ func TestRecommendHistoryMatchesFoldIn(t *testing.T) {
 		triples = append(triples, ratings.Triple{User: 0, Item: int32(p), Value: x})
 	}
 	os.WriteFile(hist, []byte(b.String()), 0o644)
-	out, stderr, code := dpmc(t, "recommend", "--model", path, "--history", hist, "-k", "10", "--json")
+	out, stderr, code := dpmc(t, "recommend", "--model", path, "--history", hist, "-k", "10", "--output-format", "json")
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -204,7 +204,7 @@ func TestTrainJSONMetrics(t *testing.T) {
 		{[]string{"--algo", "als", "--rank", "2", "--iters", "2", "--mechanism", "none"}, []string{"test_metrics"}},
 		{[]string{"--privacy", "user", "--mechanism", "none"}, []string{"evaluation_only_not_released", "test_metrics"}},
 	} {
-		args := append([]string{"train", "--data", data, "--test-fraction", "0.2", "--seed", "1", "--json"}, c.args...)
+		args := append([]string{"train", "--data", data, "--test-fraction", "0.2", "--seed", "1", "--output-format", "json"}, c.args...)
 		out, stderr, code := dpmc(t, args...)
 		if code != 0 {
 			t.Fatal(stderr)

@@ -45,7 +45,7 @@ averages them. The user's bias and factor are
 computed here from the released model and those ratings; the ratings never
 leave this command.`,
 		Example: `  dpmc recommend --model paper.dpmc --user 17 -k 10
-  dpmc recommend --model private.dpmc --history my-ratings.tsv -k 10 --json`,
+  dpmc recommend --model private.dpmc --history my-ratings.tsv -k 10 --output-format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRecommend(cmd, &fl) },
 	}
@@ -56,7 +56,7 @@ leave this command.`,
 	fl.historyFile.register(cmd, "history-", "history", `columns of a csv/tsv --history (must include rating), e.g. user,item,rating,_`)
 	f.IntVarP(&fl.k, "k", "k", 10, "number of items to recommend")
 	f.BoolVar(&fl.includeRated, "include-rated", false, "keep the --history items among the candidates")
-	f.BoolVar(&fl.json, "json", false, `print {"recommendations": [{"item": ID, "score": s}, ...], ...} instead of lines`)
+	registerOutputFormat(cmd, &fl.json, `text (lines), or json: {"recommendations": [{"item": ID, "score": s}, ...], ...}`)
 	return cmd
 }
 

@@ -30,10 +30,10 @@ func newReproduceCmd() *cobra.Command {
 		Use:   "reproduce",
 		Short: "Rerun the paper's experiments and write results, plots and REPRODUCTION.md",
 		Long: `reproduce reruns the experiments behind the paper's tables and writes, into
---out, for each table N: tableN.csv (one row per trial), tableN.json (every
+--output-dir, for each table N: tableN.csv (one row per trial), tableN.json (every
 trial with its settings and seeds), tableN.md (means ± standard deviations
 with 95 % confidence intervals beside the paper's numbers) and plots (PNG
-and SVG). It then renders REPRODUCTION.md from everything in --out.
+and SVG). It then renders REPRODUCTION.md from everything in --output-dir.
 
 Tables: 1 (privacy budgets), 3, 8, 9 (synthetic, rank 5, 10, 20), 6
 (MovieLens 100k), 7 (SweetRS), privacy (every mechanism at the same
@@ -44,7 +44,7 @@ a --data-dir that is not a folder is refused.
 
 --quick runs every table with fewer iterations (a smoke test, under two
 minutes on two cores); its numbers are not comparable with the paper's and
-it writes into results-quick/ unless --out is given, and no report unless
+it writes into results-quick/ unless --output-dir is given, and no report unless
 --report is given.
 
 Every run is seeded, so its noise is reproducible and NOT private: these are
@@ -53,10 +53,10 @@ accuracy experiments.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			// The default report covers results/ as a whole; it is written
-			// only when the run writes there, so a run into another --out
+			// only when the run writes there, so a run into another --output-dir
 			// never replaces it with a report of fewer tables pointing at a
 			// folder that may not last. Ask for one with --report.
-			writeReport := report != "" && (cmd.Flags().Changed("report") || (!quick && !cmd.Flags().Changed("out")))
+			writeReport := report != "" && (cmd.Flags().Changed("report") || (!quick && !cmd.Flags().Changed("output-dir")))
 			if reportOnly {
 				return renderReport(stdout, out, report, force)
 			}
@@ -67,7 +67,7 @@ accuracy experiments.`,
 			if quick && !cmd.Flags().Changed("trials") {
 				trials = 2
 			}
-			if quick && !cmd.Flags().Changed("out") {
+			if quick && !cmd.Flags().Changed("output-dir") {
 				out = "results-quick" // never mix smoke-test numbers into results/
 			}
 			if trials < 1 {
@@ -152,13 +152,15 @@ accuracy experiments.`,
 	f := cmd.Flags()
 	f.StringVar(&tables, "table", "all", "tables to run, comma-separated: 1, 3, 6, 7, 8, 9, privacy, or all")
 	f.IntVar(&trials, "trials", 10, "trials per cell, each with its own data and noise seeds (--quick: 2 unless given)")
-	f.Uint64Var(&seed, "seed", 1, "root seed of every trial's data and noise seeds")
+	f.Uint64Var(&seed, "root-seed", 1, "root seed of every trial's data and noise seeds")
 	f.BoolVar(&quick, "quick", false, "reduced run (fewer iterations and trials) for smoke tests; not comparable with the paper")
 	f.StringVar(&dataDir, "data-dir", "", "directory holding movielens-100k/ and sweetrs/ (default: ./data, else ../shared/data)")
-	f.StringVar(&out, "out", "results", "directory for the results; created if absent, and if not empty it must hold earlier results of dpmc reproduce (or pass --force)")
-	f.StringVar(&report, "report", "REPRODUCTION.md", "report file rendered from --out after the run (written by default only when --out is left at results/; --quick or another --out writes one only if --report is given)")
-	f.BoolVar(&reportOnly, "report-only", false, "re-render the report, each table's Markdown and the plots from the results already in --out, without running anything")
-	f.BoolVar(&force, "force", false, "write into a non-empty --out without earlier results, and overwrite a --report file dpmc did not generate")
+	f.StringVar(&out, "output-dir", "results", "folder for the results; created if absent, and if not empty it must hold earlier results of dpmc reproduce (or pass --force) (default: results, with --quick results-quick)")
+	f.StringVar(&report, "report", "REPRODUCTION.md", "report file rendered from --output-dir after the run (default: REPRODUCTION.md; written by default only when --output-dir is left at results/; --quick or another --output-dir writes one only if --report is given)")
+	f.BoolVar(&reportOnly, "report-only", false, "re-render the report, each table's Markdown and the plots from the results already in --output-dir, without running anything")
+	f.BoolVar(&force, "force", false, "write into a non-empty --output-dir without earlier results, and overwrite a --report file dpmc did not generate")
+	deprecatedAlias(cmd, "out", "output-dir")
+	deprecatedAlias(cmd, "seed", "root-seed")
 	return cmd
 }
 

@@ -28,6 +28,7 @@ and therefore not private.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newTrainCmd(), newBudgetCmd(), newSampleCmd(), newAccountCmd(), newAuditCmd(), newReproduceCmd(), newUtilityCmd(), newPredictCmd(), newRecommendCmd(), newGenerateCmd())
+	applyVocabulary(root)
 	return root
 }
 

@@ -123,7 +123,7 @@ release with this noise would give per unit of sensitivity.`,
 	}
 	nf.register(cmd, "")
 	cmd.Flags().Int64VarP(&n, "n", "n", 1000, "number of samples to write")
-	cmd.Flags().StringVar(&sampler, "sampler", "discrete", "noise sampler: discrete (exact, on a power-of-two grid) or float (floating-point, NOT private; for experiments and reproducing the paper)")
+	cmd.Flags().StringVar(&sampler, "sampler", "discrete", "noise sampler: discrete (exact, on a power-of-two grid) or float (floating-point, NOT private; for experiments and reproducing the paper) (default: discrete)")
 	cmd.Flags().Float64Var(&value, "value", 0, "release this value plus noise (rounded to the grid) instead of writing bare noise")
 	seed.register(cmd)
 	out.register(cmd)

@@ -122,7 +122,7 @@ item, a larger --epsilon releases more. --synthetic realistic (with
 --users) trains on a MovieLens-1M-shaped generator instead of --data.`,
 		Example: `  dpmc train
   dpmc train --data u1.base --test u1.test --algo als --mechanism gaussian --rank 32 --iters 20
-  dpmc train --data ratings-final.csv --test-fraction 0.2 --algo irls --irls-iters 2 --json
+  dpmc train --data ratings-final.csv --test-fraction 0.2 --algo irls --irls-iters 2 --output-format json
   dpmc train --data u1.base --test u1.test --privacy user --epsilon 5 --delta 1e-6
   dpmc train --data u1.base --test u1.test --privacy user --epsilon 20 --rank 4 --iters 2 --save model.dpmc
   dpmc train --data u1.base --test u1.test --privacy user --mechanism none
@@ -141,34 +141,33 @@ item, a larger --epsilon releases more. --synthetic realistic (with
 	f.IntVar(&fl.rows, "rows", 1000, "synthetic problem: number of users (rows)")
 	f.IntVar(&fl.cols, "cols", 1000, "synthetic problem: number of items (columns)")
 	f.Float64Var(&fl.observed, "observed", 0.1, "synthetic problem: fraction of entries observed, in (0, 1]")
-	f.StringVar(&fl.algo, "algo", "irls", "solver: als or irls (IRLS-2 is --algo irls --irls-iters 2)")
+	f.StringVar(&fl.algo, "algo", "irls", "--privacy paper: solver, als or irls (default: irls; IRLS-2 is --algo irls --irls-iters 2)")
 	fl.noise.register(cmd, "huber", calibrate.None)
+	f.Lookup("mechanism").Usage += "; with --privacy user: gaussian"
 	f.Float64Var(&fl.variance, "variance", 1, "noise variance per coordinate, in squared rating units (ignored with --mechanism none)")
 	f.IntVar(&fl.rank, "rank", 5, "--privacy paper: rank r of the factorization and of the synthetic truth (default 5); --privacy user: default by the users × ε rule (see above), an explicit --rank releases factors of that rank whatever the rule says (0: biases only)")
 	f.Float64Var(&fl.lambda, "lambda", 0.5, "--privacy paper: ridge penalty λ ≥ 1e-6 (train.MinLambda) of every row solve, not scaled by the row's count")
 	f.StringVar(&fl.lambdaScale, "lambda-scale", "none", "--privacy paper: none (λ as given, the paper's convention) or count (λ × the row's number of ratings, ALS-WR; try --lambda 0.1)")
 	f.IntVar(&fl.iters, "iters", 50, "--privacy paper: outer sweeps T (users, then items), ≥ 1 (default 50); --privacy user: noisy ALS steps after the PCA start (default 1 if the rule turns factors on; 0: PCA start only), and an explicit --iters releases factors whatever the rule says")
-	f.IntVar(&fl.irlsIters, "irls-iters", 20, "inner iterations K of each IRLS item solve")
+	f.IntVar(&fl.irlsIters, "irls-iters", 20, "--privacy paper: inner iterations K of each IRLS item solve (default: 20)")
 	f.Float64Var(&fl.threshold, "irls-threshold", 0, "Huber threshold c of the IRLS weights, in rating units (default: the Huber noise's α, else 3)")
 	f.StringVar(&fl.init, "init", "warm", "start of each IRLS item solve: warm (current factor) or paper (θ ~ N(0, I))")
 	f.IntVar(&fl.workers, "workers", 0, "goroutines solving rows (default: all cores); results do not depend on it")
 	f.BoolVar(&fl.clip, "clip", false, "clip predictions to the rating range before measuring error")
 	fl.seed.register(cmd)
-	f.BoolVar(&fl.json, "json", false, "print one JSON object instead of the summary")
+	registerOutputFormat(cmd, &fl.json, "text (the summary), or json (one object)")
 	f.StringVar(&fl.save, "save", "", "save the model to this file, atomically (format dpmc-model version "+strconv.Itoa(model.Version)+", docs/model-format.md; user mode: the release only, nothing per user)")
 	f.BoolVar(&fl.force, "force", false, "overwrite the --save file if it exists")
-	f.StringVar(&fl.privacy, "privacy", "paper", "privacy mode: paper (the paper's algorithms; no guarantee) or user (user-level DP of everything the model releases)")
+	f.StringVar(&fl.privacy, "privacy", "paper", "privacy mode: paper (the paper's algorithms; no guarantee) or user (user-level DP of everything the model releases) (default: paper)")
 	f.Float64Var(&fl.epsilon, "epsilon", 0, "--privacy user: total user-level ε of everything released (required unless --mechanism none)")
 	f.Float64Var(&fl.delta, "delta", 1e-6, "total δ of the privacy report, and of the --epsilon target; a probability in (0, 1)")
 	f.IntVar(&fl.maxUserRatings, "max-user-ratings", 1000, "--privacy user: most ratings one user contributes to the releases (a uniform random subset beyond)")
 	f.Float64Var(&fl.clipNorm, "clip-norm", 1, "--privacy user: ℓ2 norm C every user factor is clipped to before it enters an item release")
 	f.Float64Var(&fl.center, "center", 0, "--privacy user: a public global mean rating, in the rating range (default: a noisy mean is released)")
 	fl.user.register(cmd)
-	// The defaults of --rank and --iters depend on --privacy; their usage
-	// states both, so the help adds no single "(default …)".
-	for _, name := range []string{"rank", "iters"} {
-		f.Lookup(name).DefValue = "0"
-	}
+	// The defaults of --rank, --iters and other flags depend on --privacy:
+	// their usage states both, and help shows no single "(default …)"
+	// (applyVocabulary).
 	return cmd
 }
 

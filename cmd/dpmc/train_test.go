@@ -32,7 +32,7 @@ func TestTrainSummary(t *testing.T) {
 }
 
 func TestTrainJSON(t *testing.T) {
-	out, stderr, code := dpmc(t, append(smallALS, "--seed", "2", "--json", "--mechanism", "laplace", "--variance", "2")...)
+	out, stderr, code := dpmc(t, append(smallALS, "--seed", "2", "--output-format", "json", "--mechanism", "laplace", "--variance", "2")...)
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -67,7 +67,7 @@ func TestTrainJSON(t *testing.T) {
 		t.Errorf("composed ε %v over %v releases", te, k)
 	}
 	// Same seed, same result.
-	again, _, _ := dpmc(t, append(smallALS, "--seed", "2", "--json", "--mechanism", "laplace", "--variance", "2")...)
+	again, _, _ := dpmc(t, append(smallALS, "--seed", "2", "--output-format", "json", "--mechanism", "laplace", "--variance", "2")...)
 	var res2 map[string]any
 	json.Unmarshal([]byte(again), &res2)
 	if res2["full_rmse"] != res["full_rmse"] {
@@ -77,7 +77,7 @@ func TestTrainJSON(t *testing.T) {
 
 func TestTrainOnFileWithTestFraction(t *testing.T) {
 	out, stderr, code := dpmc(t, "train", "--data", filepath.Join("testdata", "tiny.tsv"), "--test-fraction", "0.25",
-		"--rank", "2", "--iters", "3", "--mechanism", "none", "--json", "--seed", "3")
+		"--rank", "2", "--iters", "3", "--mechanism", "none", "--output-format", "json", "--seed", "3")
 	if code != 0 {
 		t.Fatal(stderr)
 	}
@@ -189,7 +189,7 @@ var userSmall = []string{"train", "--synthetic", "realistic", "--users", "300"}
 // not call private) and an unseeded one, and that exact figures of the
 // data appear only under the evaluation-only label.
 func TestTrainUserLevel(t *testing.T) {
-	args := append(userSmall[:len(userSmall):len(userSmall)], "--privacy", "user", "--epsilon", "2", "--delta", "1e-6", "--json")
+	args := append(userSmall[:len(userSmall):len(userSmall)], "--privacy", "user", "--epsilon", "2", "--delta", "1e-6", "--output-format", "json")
 	for _, seeded := range []bool{true, false} {
 		a := args
 		if seeded {
@@ -293,7 +293,7 @@ func TestTrainPaperSampler(t *testing.T) {
 		{[]string{"--sampler", "float"}, "huber", true},
 		{[]string{"--mechanism", "gaussian", "--variance", "1"}, "discrete-gaussian", false},
 	} {
-		out, stderr, code := dpmc(t, append(append(small[:len(small):len(small)], "--json"), tc.args...)...)
+		out, stderr, code := dpmc(t, append(append(small[:len(small):len(small)], "--output-format", "json"), tc.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
 		}

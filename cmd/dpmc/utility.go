@@ -37,7 +37,7 @@ func newUtilityCmd() *cobra.Command {
 		Use:   "utility",
 		Short: "Measure test RMSE and top-k ranking against ε for the user-level private models; write PRIVACY-UTILITY.md",
 		Long: `utility measures the privacy–utility curves of dpmc train --privacy user's
-pipeline (package userdp), over --runs unseeded runs at every total ε of
+pipeline (package userdp), over --repeats unseeded runs at every total ε of
 --epsilons (95 % intervals):
 
   rmse     test RMSE, beside the training mean, the DP item-bias model with
@@ -57,25 +57,27 @@ items 1–1682) when --data-dir (default ./data, ../shared/data, then the
 current folder) holds movielens-100k/ or ml-100k/ (as the archive unpacks),
 and says on stderr when it skips it; and always on the
 MovieLens-1M-shaped generator (synthetic.DefaultRealistic with --users users,
-80/20 split). It writes JSON, PNG and SVG per data set under --out and the
+80/20 split). It writes JSON, PNG and SVG per data set under --output-dir and the
 report --report.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runUtility(cmd, &fl) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.dataDir, "data-dir", "", "folder holding movielens-100k/ or ml-100k/ (default ./data, else ../shared/data, else the current folder; without it, MovieLens 100k is skipped, as stderr says)")
-	f.StringVar(&fl.out, "out", "results/utility", "folder for the JSON and plots; created if absent, and if not empty it must hold earlier results of dpmc utility (or pass --force)")
-	f.StringVar(&fl.report, "report", "PRIVACY-UTILITY.md", "the Markdown report to write (its folder must exist, unless it is --out)")
-	f.IntVar(&fl.runs, "runs", 5, "unseeded runs per private point (≥ 2)")
+	f.StringVar(&fl.out, "output-dir", "results/utility", "folder for the JSON and plots; created if absent, and if not empty it must hold earlier results of dpmc utility (or pass --force) (default: results/utility, with --quick results-quick-utility)")
+	f.StringVar(&fl.report, "report", "PRIVACY-UTILITY.md", "the Markdown report to write; its folder must exist, unless it is --output-dir (default: PRIVACY-UTILITY.md, with --quick results-quick-utility/PRIVACY-UTILITY.md)")
+	f.IntVar(&fl.runs, "repeats", 5, "unseeded runs per private point (≥ 2)")
 	f.IntVar(&fl.users, "users", 6040, "users of the synthetic data set")
 	f.Var(&fl.epsilons, "epsilons", "total ε values, comma-separated")
 	f.Float64Var(&fl.delta, "delta", 1e-6, "total δ")
 	f.BoolVar(&fl.quick, "quick", false, "a smoke test: unless given, 2 runs, ε 1 and 10, 600 synthetic users, into results-quick-utility/ (plots, JSON and the report)")
-	f.BoolVar(&fl.force, "force", false, "write into a non-empty --out without earlier results of dpmc utility, and overwrite a --report file that dpmc did not write")
+	f.BoolVar(&fl.force, "force", false, "write into a non-empty --output-dir without earlier results of dpmc utility, and overwrite a --report file that dpmc did not write")
 	f.StringVar(&fl.study, "study", "both", "which curves: both, rmse or ranking")
 	f.Float64Var(&fl.heldOut, "heldout", 0.2, "ranking study: the fraction of users held out of training for the held-out-users protocol, in (0, 1); the split is fixed (seed 3), the noise is not")
 	f.Float64Var(&fl.easeLambda, "ease-lambda", 500, "ranking study: EASE's ridge λ > 0 (500: the best on MovieLens 100k u1; larger data need more)")
-	f.BoolVar(&fl.ablation, "ablation", false, "instead, vary each choice of the default rule on its own (seeded, paired runs: experiments, not releases) and write --out/ablation.md")
+	f.BoolVar(&fl.ablation, "ablation", false, "instead, vary each choice of the default rule on its own (seeded, paired runs: experiments, not releases) and write --output-dir/ablation.md")
+	deprecatedAlias(cmd, "out", "output-dir")
+	deprecatedAlias(cmd, "runs", "repeats")
 	return cmd
 }
 
@@ -86,7 +88,7 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 	if fl.quick {
 		// The smoke test's sizes, unless given.
 		changed := cmd.Flags().Changed
-		if !changed("runs") {
+		if !changed("repeats") {
 			fl.runs = 2
 		}
 		if !changed("epsilons") {
@@ -95,7 +97,7 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 		if !changed("users") {
 			fl.users = 600
 		}
-		if !changed("out") {
+		if !changed("output-dir") {
 			fl.out = "results-quick-utility"
 		}
 		if !cmd.Flags().Changed("report") {
@@ -103,7 +105,7 @@ func runUtility(cmd *cobra.Command, fl *utilityFlags) error {
 		}
 	}
 	if fl.runs < 2 {
-		return fmt.Errorf("utility: --runs %d, want ≥ 2", fl.runs)
+		return fmt.Errorf("utility: --repeats %d, want ≥ 2", fl.runs)
 	}
 	if fl.users < 100 || fl.users > 1e6 {
 		return fmt.Errorf("utility: --users %d, want in [100, 1e6]", fl.users)
@@ -359,4 +361,4 @@ func (l *epsilonList) Set(s string) error {
 	return nil
 }
 
-func (l *epsilonList) Type() string { return "list" }
+func (l *epsilonList) Type() string { return "floats" }

@@ -20,7 +20,7 @@ func TestUtilityStudyRefusesEarly(t *testing.T) {
 		{"held-out fraction 1", []string{"--heldout", "1"}, "--heldout"},
 		{"EASE λ 0", []string{"--ease-lambda", "0"}, "--ease-lambda"},
 	} {
-		_, stderr, code := dpmc(t, append([]string{"utility", "--quick", "--report", report, "--out", filepath.Join(dir, c.name)}, c.args...)...)
+		_, stderr, code := dpmc(t, append([]string{"utility", "--quick", "--report", report, "--output-dir", filepath.Join(dir, c.name)}, c.args...)...)
 		if code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d, stderr %q, want a refusal naming %q", c.name, code, stderr, c.want)
 		}

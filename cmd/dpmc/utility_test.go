@@ -25,10 +25,10 @@ func TestUtilityRefusesEarly(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"missing data", []string{"--data-dir", filepath.Join(dir, "nope"), "--out", filepath.Join(dir, "o1")}, "--data-dir"},
-		{"foreign --out", []string{"--out", foreign}, "holds no results of dpmc utility"},
-		{"--quick keeps --runs", []string{"--quick", "--runs", "1", "--out", filepath.Join(dir, "o2")}, "--runs 1"},
-		{"--quick keeps --epsilons", []string{"--quick", "--epsilons", "0", "--out", filepath.Join(dir, "o3")}, "--epsilons"},
+		{"missing data", []string{"--data-dir", filepath.Join(dir, "nope"), "--output-dir", filepath.Join(dir, "o1")}, "--data-dir"},
+		{"foreign --output-dir", []string{"--output-dir", foreign}, "holds no results of dpmc utility"},
+		{"--quick keeps --repeats", []string{"--quick", "--repeats", "1", "--output-dir", filepath.Join(dir, "o2")}, "--repeats 1"},
+		{"--quick keeps --epsilons", []string{"--quick", "--epsilons", "0", "--output-dir", filepath.Join(dir, "o3")}, "--epsilons"},
 	} {
 		_, stderr, code := dpmc(t, append([]string{"utility", "--report", report}, c.args...)...)
 		if code == 0 || !strings.Contains(stderr, c.want) {

@@ -45,7 +45,7 @@ func CheckDir(dir string, force bool) error {
 		return err == nil && r.Generator == Generator
 	})
 	if errors.Is(err, outdir.ErrForeign) {
-		return fmt.Errorf("results directory %s is not empty and holds no results of dpmc reproduce; choose another --out or pass --force to write into it", dir)
+		return fmt.Errorf("results directory %s is not empty and holds no results of dpmc reproduce; choose another --output-dir or pass --force to write into it", dir)
 	}
 	return err
 }

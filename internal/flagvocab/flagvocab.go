@@ -93,6 +93,7 @@ var Vocabulary = []Flag{
 	{Name: "k", Short: "k", Type: "int", Default: "10", Unit: Count, Meaning: "length of a ranked list (recommendations, ranking metrics)"},
 	{Name: "lambda", Type: "float64", Default: "0.5", Unit: None, Meaning: "paper-mode ridge penalty λ of every row solve"},
 	{Name: "lambda-scale", Type: "string", Default: "none", Unit: Choice, Meaning: "paper-mode λ scaling: none or count"},
+	{Name: "log-ids", Type: "bool", Default: "false", Unit: Switch, Meaning: "let errors name user and item IDs: they reach logs, which are NOT private"},
 	{Name: "max-user-ratings", Type: "int", Default: "1000", Unit: Count, Meaning: "most ratings one user contributes to the releases"},
 	{Name: "mechanism", Type: "string", Default: "", Auto: true, Unit: Choice, Meaning: "noise mechanism: laplace, gaussian, huber (train also none)"},
 	{Name: "model", Type: "string", Default: "", Unit: File, Meaning: "model file written by --save (required)"},
@@ -122,6 +123,7 @@ var Vocabulary = []Flag{
 	{Name: "save-users", Type: "string", Default: "", Unit: File, Meaning: "file of each user's own bias and factor (NOT private)"},
 	{Name: "scale", Type: "float64", Default: "1", Unit: Noised, Meaning: "Huber s or Laplace b"},
 	{Name: "seed", Type: "uint64", Default: "0", Unit: Seed, Meaning: "seed the noise: reproducible and NOT private (default: none, crypto/rand)"},
+	{Name: "shuffle-counters", Type: "bool", Default: "false", Unit: Switch, Meaning: "count every shuffle's elements and bytes (exact figures of the data, NOT private)"},
 	{Name: "sensitivity", Type: "float64", Default: "1", Unit: Noised, Meaning: "sensitivity Δ of one release (ℓ1 for laplace and huber, ℓ2 for gaussian)"},
 	{Name: "sigma", Type: "float64", Default: "1", Unit: Noised, Meaning: "Gaussian standard deviation σ"},
 	{Name: "start", Type: "string", Default: "public", Unit: Choice, Meaning: "start of audited paper-mode runs: public or random"},
@@ -221,6 +223,6 @@ func StdType(f *flag.Flag) string {
 // docs/cli.md; beam's tests check that it is exactly its flag set.
 var Beam = []string{
 	"center", "clip-norm", "columns", "data", "delta", "epsilon", "factor-share", "force",
-	"format", "head-items", "header", "items", "iters", "max-user-ratings", "output-format",
-	"rank", "rating-range", "sampler", "save", "seed", "weights",
+	"format", "head-items", "header", "items", "iters", "log-ids", "max-user-ratings", "output-format",
+	"rank", "rating-range", "sampler", "save", "seed", "shuffle-counters", "weights",
 }

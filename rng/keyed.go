@@ -23,13 +23,14 @@ import (
 // A Keyed is safe for concurrent use; the generators it returns are not
 // (give each goroutine its own, or a KeyedReseeder each).
 type Keyed struct {
-	_   noCopy
-	key [32]byte // K; read only by streamKey, never written out
+	_    noCopy
+	key  [32]byte // K; read only by newDeriver, never written out
+	made bool     // set by NewKeyed: a zero Keyed has a known key
 }
 
 // NewKeyed returns a Keyed whose key is 32 fresh bytes of crypto/rand.
 func NewKeyed() *Keyed {
-	k := new(Keyed)
+	k := &Keyed{made: true}
 	rand.Read(k.key[:]) // never fails (it crashes the program instead)
 	return k
 }
@@ -75,7 +76,12 @@ type deriver struct {
 	out [sha256.Size]byte
 }
 
+// newDeriver panics unless k comes from NewKeyed: the zero Keyed (which
+// a caller outside the package can make) has the all-zero key.
 func (k *Keyed) newDeriver() *deriver {
+	if !k.made {
+		panic("rng: a Keyed not made by NewKeyed (its key would be known)")
+	}
 	d := &deriver{mac: hmac.New(sha256.New, k.key[:])}
 	copy(d.in[:], keyedDomain)
 	return d

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	mrand "math/rand/v2"
+	"reflect"
 	"sync"
 	"testing"
 )
@@ -101,7 +102,7 @@ func TestKeyedStreamIsAFunctionOfThePair(t *testing.T) {
 // key set here, inside the package: the only way to fix one), so that a
 // change to it is seen.
 func TestKeyedDerivation(t *testing.T) {
-	k := &Keyed{}
+	k := &Keyed{made: true}
 	for i := range k.key {
 		k.key[i] = byte(i)
 	}
@@ -135,5 +136,31 @@ func BenchmarkKeyedReseed(b *testing.B) {
 	for b.Loop() {
 		i++
 		_ = s.Stream(1, i).Uint64()
+	}
+}
+
+// TestKeyedTakesNoKey checks that nothing outside the package can fix a
+// run's key: Keyed has no exported field, and the zero Keyed (which any
+// caller can make, with a known all-zero key) refuses to hand out
+// streams.
+func TestKeyedTakesNoKey(t *testing.T) {
+	typ := reflect.TypeFor[Keyed]()
+	for i := range typ.NumField() {
+		if f := typ.Field(i); f.IsExported() {
+			t.Errorf("Keyed has an exported field %s", f.Name)
+		}
+	}
+	for name, f := range map[string]func(k *Keyed){
+		"Stream":   func(k *Keyed) { k.Stream(0, 0) },
+		"Reseeder": func(k *Keyed) { k.Reseeder() },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s of a zero Keyed did not panic", name)
+				}
+			}()
+			f(new(Keyed))
+		}()
 	}
 }

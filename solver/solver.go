@@ -153,7 +153,11 @@ type Options struct {
 	// one fitted to the data is a release the accounting does not cover.
 	StartV []float64
 	// Seed, when Seeded, makes initialization and noise reproducible
-	// (and therefore not private). Otherwise both come from crypto/rand.
+	// (and therefore not private). Otherwise both come from ChaCha8
+	// streams under a fresh 256-bit key from crypto/rand that only this
+	// call of Train knows (rng.NewKeyed): one stream per row and phase of
+	// each sweep, so that the draws do not depend on the number of workers
+	// either; the key is dropped when Train returns and written nowhere.
 	Seed   uint64
 	Seeded bool
 	// Workers is the number of goroutines solving rows; ≤ 0 means
@@ -162,6 +166,11 @@ type Options struct {
 	// Progress, if not nil, is called after each sweep with the number of
 	// sweeps done and Iters.
 	Progress func(done, total int)
+
+	// keyed, if not nil, is the key of an unseeded run instead of a fresh
+	// one: tests set it to train twice with the same key. Nothing outside
+	// the package can.
+	keyed *rng.Keyed
 }
 
 func (o *Options) validate() error {
@@ -212,6 +221,12 @@ const (
 // sweep. Rows are below 2³², sweeps below 2³⁰.
 func streamID(sweep, phase int, row int) uint64 {
 	return uint64(sweep)<<34 | uint64(phase)<<32 | uint64(row)
+}
+
+// releaseID identifies one phase of one sweep among an unseeded run's
+// keyed streams (rng.Keyed.Stream(releaseID, row)).
+func releaseID(sweep, phase int) uint64 {
+	return uint64(sweep)<<8 | uint64(phase)
 }
 
 // Train factorizes x with the options' solver. It returns an error if the
@@ -267,6 +282,8 @@ type trainer struct {
 	// unless set before).
 	pool []*worker
 	rows int
+	// keyed is the run's key when it is not seeded.
+	keyed *rng.Keyed
 }
 
 // newWorker returns a worker with its scratch space.
@@ -278,7 +295,10 @@ func (t *trainer) newWorker() *worker {
 	if w.seeded {
 		w.streams = rng.NewReseeder()
 	} else {
-		w.crypto = rng.Crypto()
+		if t.keyed == nil { // a trainer not made by newTrainer (tests)
+			t.keyed = rng.NewKeyed()
+		}
+		w.keyed = t.keyed.Reseeder()
 	}
 	return w
 }
@@ -291,6 +311,12 @@ func newTrainer(x *ratings.Matrix, opts *Options) *trainer {
 		x:     x,
 		opts:  opts,
 		model: &Model{Users: x.Rows(), Items: x.Cols(), Rank: r, U: make([]float64, x.Rows()*r), V: make([]float64, x.Cols()*r)},
+	}
+	if !opts.Seeded {
+		t.keyed = opts.keyed
+		if t.keyed == nil {
+			t.keyed = rng.NewKeyed()
+		}
 	}
 	return t
 }
@@ -317,8 +343,8 @@ func (t *trainer) initItems(ctx context.Context) error {
 type worker struct {
 	seed             uint64
 	seeded           bool
-	streams          *rng.Reseeder
-	crypto           *rand.Rand
+	streams          *rng.Reseeder      // seeded runs
+	keyed            *rng.KeyedReseeder // unseeded runs
 	gram, rhs, theta []float64
 	*scratch
 }
@@ -328,7 +354,7 @@ func (w *worker) rand(sweep, phase, row int) *rand.Rand {
 	if w.seeded {
 		return w.streams.Stream(w.seed, streamID(sweep, phase, row))
 	}
-	return w.crypto
+	return w.keyed.Stream(releaseID(sweep, phase), uint64(row))
 }
 
 // parallel calls fn for every row in [0, n) on the trainer's workers and

@@ -12,6 +12,7 @@ import (
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/dense"
 	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 )
@@ -423,7 +424,7 @@ func (t *trainer) itemALS(w *worker, sweep, j int) error {
 	clear(w.rhs)
 	w.addStats(t.model.U, users, vals, nil, 0, w.gram, w.rhs)
 	if t.opts.Noise != nil {
-		noise.AddNoise(t.opts.Noise, w.rhs, w.rand(sweep, phaseItems, j))
+		addNoise(t.opts.Noise, w.rhs, w.rand(sweep, phaseItems, j))
 	}
 	return t.solve(w, sweep, "item", j, t.model.V[j*r:j*r+r])
 }
@@ -484,4 +485,22 @@ func (t *trainer) finite(sweep int, kind string, row int, x, dst []float64) erro
 	}
 	copy(dst, x)
 	return nil
+}
+
+// addNoise is noise.AddNoise(m, x, r), through the vector path of the
+// exact discrete mechanisms (package discrete): they are noise.Granular,
+// for which noise.AddNoise makes one AddTo call per value, and their
+// AddNoise adds the same values, bit for bit and from the same words, at
+// less cost per value.
+func addNoise(m noise.Mechanism, x []float64, r *rand.Rand) {
+	switch d := m.(type) {
+	case *discrete.Huber:
+		d.AddNoise(x, r)
+	case *discrete.Gaussian:
+		d.AddNoise(x, r)
+	case *discrete.Laplace:
+		d.AddNoise(x, r)
+	default:
+		noise.AddNoise(m, x, r)
+	}
 }

@@ -45,6 +45,21 @@ func TestDrawFromMatchesDraw(t *testing.T) {
 					}
 				}
 			}
+			// addNoiseFrom's inline common case and drawRest, on γ = 1 and
+			// x = 0: x[i] is the draw itself (exact below 2⁵³).
+			x := make([]float64, 1000)
+			for range n / len(x) {
+				clear(x)
+				z.addNoiseFrom(c8, b, 1, x)
+				for i := range x {
+					if want := z.draw(a); want > -(1<<53) && want < 1<<53 && x[i] != float64(want) {
+						t.Fatalf("%s exact=%v: addNoiseFrom drew %v, draw %d", c.name, exact, x[i], want)
+					}
+				}
+				if x, y := a.Uint64(), b.Uint64(); x != y {
+					t.Fatalf("%s exact=%v: after addNoiseFrom the streams are at different words", c.name, exact)
+				}
+			}
 		}
 	}
 }
@@ -58,7 +73,7 @@ func TestAddNoiseMatchesAddTo(t *testing.T) {
 	hub, _ := NewHuber(3, 1)
 	hub2, _ := NewHuber(0.05, 25.3)
 	small := newHuberGrid(1, 1, 1) // tails and edge tests often
-	xs := []float64{0, math.Copysign(0, -1), 0.1, -0.35, 0.5, -0.5, 2.5, 1000, 1001.123456789, -7.77e6, 3e-12, math.NaN(), math.Inf(1), math.Inf(-1), 1e300, -1e300}
+	xs := []float64{0, math.Copysign(0, -1), 0.1, -0.35, 0.5, -0.5, 2.5, 1000, 1001.123456789, -7.77e6, 3e-12, math.NaN(), math.Inf(1), math.Inf(-1), 1e300, -1e300, 0x1p21, -0x1p21 - 0.5, 0x1p12 + 0x1p-41, 0x1p13 - 0x1p-40, 0x1p22 + 0.25}
 	keyed := rng.NewKeyed()
 	for _, m := range []Mechanism{lap, gau, hub, hub2, small} {
 		v := m.(noise.VectorNoiser)

@@ -1,25 +1,43 @@
 // Package rng builds the random number generators that dpmc's samplers take.
 //
-// There are two kinds, and the difference matters for privacy:
+// There are three kinds, and the difference matters for privacy:
 //
-//   - Crypto draws every bit from crypto/rand. Use it for any release that is
-//     meant to be private: its output cannot be predicted or replayed.
+//   - Keyed (NewKeyed) is the generator of a private run: one secret
+//     256-bit key per run, read from crypto/rand, from which Stream(release,
+//     row) derives a ChaCha8 stream per (release, row) (the stream's key is
+//     HMAC-SHA-256 of the pair under the run key). Go documents
+//     math/rand/v2's ChaCha8 as a cryptographically strong generator, and
+//     HMAC-SHA-256 is a pseudorandom function: without the run key the
+//     streams cannot be told from crypto/rand output, so noise drawn from
+//     them cannot be predicted or replayed, and it costs what seeded noise
+//     costs. The key's lifetime: NewKeyed draws it; it lives only in the
+//     memory of that *Keyed and of the HMAC states of its KeyedReseeders
+//     (the solver holds them for one training run, Train's call, and drops
+//     them when it returns), until the garbage collector frees them. It is
+//     never written anywhere: not to a file, a model, a report, a log or an
+//     error, and no function returns it or accepts one, so a Go caller
+//     cannot fix the key of a private run. (Go does not wipe freed memory;
+//     a core dump or swap taken during the run could hold it, as it could
+//     hold the noise itself.)
+//   - Crypto draws every bit from crypto/rand directly. Also private, and
+//     dearer per word (a system call's share per 512 words, and no inline
+//     path); for releases outside a run's streams.
 //   - Seeded and Stream are deterministic ChaCha8 generators from
 //     math/rand/v2. They make experiments bit-for-bit reproducible, and for
 //     exactly that reason the noise they produce is NOT private: anyone who
 //     learns the seed can subtract the noise. Use them only for experiments
 //     and tests.
 //
-// Stream derives an independent generator from (seed, stream index), so that
-// work split over rows can give each row its own generator and produce the
-// same result whatever the number of workers.
+// Stream (and Keyed.Stream) derives an independent generator from (seed,
+// stream index), so that work split over rows can give each row its own
+// generator and produce the same result whatever the number of workers.
 //
 // A sampler that draws many words can fetch a generator's Source with
 // SourceOf and take its words directly: a direct call of ChaCha8.Uint64
-// for the seeded generators, a run of buffered words for Crypto's
-// *CryptoSource (Words, Discard), instead of the interface call that every
-// *rand.Rand method makes. The words, and their order, are the same
-// either way.
+// for the seeded and keyed generators, a run of buffered words for
+// Crypto's *CryptoSource (Words, Discard), instead of the interface call
+// that every *rand.Rand method makes. The words, and their order, are the
+// same either way.
 package rng
 
 import (

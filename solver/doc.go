@@ -21,7 +21,11 @@
 // Rows are solved in parallel by a pool of workers. With a seed, every row's
 // random stream is derived from (seed, iteration, row), so the result is
 // bit-for-bit the same whatever the number of workers. Without a seed, noise
-// and initialization come from crypto/rand.
+// and initialization come from ChaCha8 streams derived the same way from
+// (iteration, row) under a fresh 256-bit key that Train draws from
+// crypto/rand, keeps in memory for the run only and writes nowhere
+// (rng.Keyed): private, as cheap as seeded noise, and independent of the
+// number of workers too.
 //
 // A row's normal equations are built from a block: the other side's factor
 // rows of the row's ratings, gathered into contiguous memory (at most 4 096

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/dpmc/dpmc/internal/dense"
-	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/noise/huber"
 )
 
@@ -155,7 +154,7 @@ func (t *trainer) itemIRLS(w *worker, sweep, j int) error {
 			}
 		}
 		if t.opts.Noise != nil {
-			noise.AddNoise(t.opts.Noise, w.rhs, rnd)
+			addNoise(t.opts.Noise, w.rhs, rnd)
 		}
 		if m <= woodMax(r) {
 			if !inverted {
@@ -299,7 +298,7 @@ func (t *trainer) irlsDual(w *worker, sweep, j int, rnd *rand.Rand, blk, vals []
 			}
 		}
 		if t.opts.Noise != nil {
-			noise.AddNoise(t.opts.Noise, w.rhs, rnd)
+			addNoise(t.opts.Noise, w.rhs, rnd)
 		}
 		dense.MulVec(g, blk, r, w.rhs)
 		if unit && unitFactored {
@@ -351,7 +350,7 @@ func (t *trainer) irlsDirect(w *worker, sweep, j int, rnd *rand.Rand) error {
 		clear(w.rhs)
 		w.addStats(t.model.U, users, vals, w.theta, t.opts.Threshold, w.gram, w.rhs)
 		if t.opts.Noise != nil {
-			noise.AddNoise(t.opts.Noise, w.rhs, rnd)
+			addNoise(t.opts.Noise, w.rhs, rnd)
 		}
 		if err := t.solve(w, sweep, "item", j, w.theta); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"github.com/dpmc/dpmc/internal/check"
 	"github.com/dpmc/dpmc/internal/dense"
 	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
 )
@@ -153,7 +154,11 @@ type Options struct {
 	// one fitted to the data is a release the accounting does not cover.
 	StartV []float64
 	// Seed, when Seeded, makes initialization and noise reproducible
-	// (and therefore not private). Otherwise both come from crypto/rand.
+	// (and therefore not private). Otherwise both come from ChaCha8
+	// streams under a fresh 256-bit key from crypto/rand that only this
+	// call of Train knows (rng.NewKeyed): one stream per row and phase of
+	// each sweep, so that the draws do not depend on the number of workers
+	// either; the key is dropped when Train returns and written nowhere.
 	Seed   uint64
 	Seeded bool
 	// Workers is the number of goroutines solving rows; ≤ 0 means
@@ -162,6 +167,11 @@ type Options struct {
 	// Progress, if not nil, is called after each sweep with the number of
 	// sweeps done and Iters.
 	Progress func(done, total int)
+
+	// keyed, if not nil, is the key of an unseeded run instead of a fresh
+	// one: tests set it to train twice with the same key. Nothing outside
+	// the package can.
+	keyed *rng.Keyed
 }
 
 func (o *Options) validate() error {
@@ -212,6 +222,12 @@ const (
 // sweep. Rows are below 2³², sweeps below 2³⁰.
 func streamID(sweep, phase int, row int) uint64 {
 	return uint64(sweep)<<34 | uint64(phase)<<32 | uint64(row)
+}
+
+// releaseID identifies one phase of one sweep among an unseeded run's
+// keyed streams (rng.Keyed.Stream(releaseID, row)).
+func releaseID(sweep, phase int) uint64 {
+	return uint64(sweep)<<8 | uint64(phase)
 }
 
 // Train factorizes x with the options' solver. It returns an error if the
@@ -267,6 +283,8 @@ type trainer struct {
 	// unless set before).
 	pool []*worker
 	rows int
+	// keyed is the run's key when it is not seeded.
+	keyed *rng.Keyed
 }
 
 // newWorker returns a worker with its scratch space.
@@ -278,7 +296,10 @@ func (t *trainer) newWorker() *worker {
 	if w.seeded {
 		w.streams = rng.NewReseeder()
 	} else {
-		w.crypto = rng.Crypto()
+		if t.keyed == nil { // a trainer not made by newTrainer (tests)
+			t.keyed = rng.NewKeyed()
+		}
+		w.keyed = t.keyed.Reseeder()
 	}
 	return w
 }
@@ -291,6 +312,12 @@ func newTrainer(x *ratings.Matrix, opts *Options) *trainer {
 		x:     x,
 		opts:  opts,
 		model: &Model{Users: x.Rows(), Items: x.Cols(), Rank: r, U: make([]float64, x.Rows()*r), V: make([]float64, x.Cols()*r)},
+	}
+	if !opts.Seeded {
+		t.keyed = opts.keyed
+		if t.keyed == nil {
+			t.keyed = rng.NewKeyed()
+		}
 	}
 	return t
 }
@@ -317,8 +344,8 @@ func (t *trainer) initItems(ctx context.Context) error {
 type worker struct {
 	seed             uint64
 	seeded           bool
-	streams          *rng.Reseeder
-	crypto           *rand.Rand
+	streams          *rng.Reseeder      // seeded runs
+	keyed            *rng.KeyedReseeder // unseeded runs
 	gram, rhs, theta []float64
 	*scratch
 }
@@ -328,7 +355,7 @@ func (w *worker) rand(sweep, phase, row int) *rand.Rand {
 	if w.seeded {
 		return w.streams.Stream(w.seed, streamID(sweep, phase, row))
 	}
-	return w.crypto
+	return w.keyed.Stream(releaseID(sweep, phase), uint64(row))
 }
 
 // parallel calls fn for every row in [0, n) on the trainer's workers and
@@ -397,7 +424,7 @@ func (t *trainer) itemALS(w *worker, sweep, j int) error {
 	clear(w.rhs)
 	w.addStats(t.model.U, users, vals, nil, 0, w.gram, w.rhs)
 	if t.opts.Noise != nil {
-		noise.AddNoise(t.opts.Noise, w.rhs, w.rand(sweep, phaseItems, j))
+		addNoise(t.opts.Noise, w.rhs, w.rand(sweep, phaseItems, j))
 	}
 	return t.solve(w, sweep, "item", j, t.model.V[j*r:j*r+r])
 }
@@ -458,4 +485,22 @@ func (t *trainer) finite(sweep int, kind string, row int, x, dst []float64) erro
 	}
 	copy(dst, x)
 	return nil
+}
+
+// addNoise is noise.AddNoise(m, x, r), through the vector path of the
+// exact discrete mechanisms (package discrete): they are noise.Granular,
+// for which noise.AddNoise makes one AddTo call per value, and their
+// AddNoise adds the same values, bit for bit and from the same words, at
+// less cost per value.
+func addNoise(m noise.Mechanism, x []float64, r *rand.Rand) {
+	switch d := m.(type) {
+	case *discrete.Huber:
+		d.AddNoise(x, r)
+	case *discrete.Gaussian:
+		d.AddNoise(x, r)
+	case *discrete.Laplace:
+		d.AddNoise(x, r)
+	default:
+		noise.AddNoise(m, x, r)
+	}
 }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"testing/cryptotest"
 
 	"github.com/dpmc/dpmc/internal/dense"
+	"github.com/dpmc/dpmc/noise/discrete"
 	"github.com/dpmc/dpmc/noise/huber"
 	"github.com/dpmc/dpmc/noise/laplace"
 	"github.com/dpmc/dpmc/ratings"
@@ -227,6 +230,69 @@ func TestUnseededDrawsFromCrypto(t *testing.T) {
 	a, b := train(t, p.Observed, o), train(t, p.Observed, o)
 	if maxDiff(a.V, b.V) == 0 {
 		t.Error("two unseeded runs gave identical factors")
+	}
+	// With crypto/rand made reproducible (cryptotest.SetGlobalRandom), two
+	// unseeded runs agree, and with another global seed they do not: the
+	// run key, hence every draw, comes from crypto/rand and nothing else.
+	hub, _ := huber.New(1, 1)
+	o.Noise, o.Algorithm, o.IRLSIters, o.Threshold = hub, IRLS, 2, 1
+	var runs [3]*Model
+	for i, seed := range []uint64{1, 1, 2} {
+		cryptotest.SetGlobalRandom(t, seed)
+		runs[i] = train(t, p.Observed, o)
+	}
+	if maxDiff(runs[0].V, runs[1].V) != 0 {
+		t.Error("two unseeded runs under the same crypto/rand output differ: something else draws")
+	}
+	if maxDiff(runs[0].V, runs[2].V) == 0 {
+		t.Error("unseeded runs under different crypto/rand outputs agree: the key does not come from crypto/rand")
+	}
+}
+
+// TestUnseededAcrossWorkers checks that an unseeded run's draws depend on
+// its key and the rows only: with one key (set through the unexported
+// Options.keyed) 1 and 8 workers give identical factors, with every kind
+// of noise, exact discrete noise included; another key gives others.
+func TestUnseededAcrossWorkers(t *testing.T) {
+	p := problem(t, 80, 70, 3, 0.2)
+	lap, _ := laplace.New(0.7)
+	hub, _ := huber.New(1, 1)
+	dhub, err := discrete.For(hub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []Options{
+		{Algorithm: ALS, Noise: lap},
+		{Algorithm: IRLS, Noise: hub, IRLSIters: 3, Threshold: 1, Init: InitPaper},
+		{Algorithm: IRLS, Noise: dhub, IRLSIters: 2, Threshold: 1, Init: InitWarm},
+	} {
+		o.Rank, o.Lambda, o.Iters = 3, 0.5, 4
+		o.keyed = rng.NewKeyed()
+		o.Workers = 1
+		one := train(t, p.Observed, o)
+		o.Workers = 8
+		eight := train(t, p.Observed, o)
+		if maxDiff(one.U, eight.U) != 0 || maxDiff(one.V, eight.V) != 0 {
+			t.Errorf("%v %v: one key, 1 vs 8 workers: factors differ", o.Algorithm, o.Noise)
+		}
+		o.keyed = rng.NewKeyed()
+		if other := train(t, p.Observed, o); maxDiff(one.V, other.V) == 0 {
+			t.Errorf("%v %v: two keys gave identical factors", o.Algorithm, o.Noise)
+		}
+	}
+}
+
+// TestNoKeyInOptions: a Go caller cannot give a run its key. No exported
+// field of Options is, or holds, a key or a generator.
+func TestNoKeyInOptions(t *testing.T) {
+	typ := reflect.TypeFor[Options]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.IsExported() && (f.Type.PkgPath() == "github.com/dpmc/dpmc/rng" ||
+			(f.Type.Kind() == reflect.Pointer && f.Type.Elem().PkgPath() == "github.com/dpmc/dpmc/rng") ||
+			strings.Contains(strings.ToLower(f.Name), "key")) {
+			t.Errorf("Options.%s (%v) lets a caller set the run's randomness", f.Name, f.Type)
+		}
 	}
 }
 

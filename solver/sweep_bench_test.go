@@ -168,8 +168,8 @@ func BenchmarkSweepML100k(b *testing.B) {
 func BenchmarkPaperML100k(b *testing.B) { benchPaper(b, true, false) }
 
 // BenchmarkPaperML100kCrypto is BenchmarkPaperML100k unseeded: the noise
-// of a private run, every bit from crypto/rand (rng.Crypto), whose cost
-// per value is not that of the seeded ChaCha8 streams.
+// of a private run, from ChaCha8 streams under a run key drawn from
+// crypto/rand (rng.Keyed; before, every bit came from crypto/rand).
 func BenchmarkPaperML100kCrypto(b *testing.B) { benchPaper(b, false, false) }
 
 // BenchmarkPaperML100kDiscrete is BenchmarkPaperML100kCrypto with the

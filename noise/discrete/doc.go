@@ -183,7 +183,12 @@
 // at σ = 1, 49, 1000; discrete Huber 37–45 / 63–70 (276–370 / 417–518) at
 // s = 25.3 and α = 0.05, 1, 3, 40. BenchmarkAddNoise32, 32 Huber draws
 // with rounding: 1.75 µs discrete (11.7 µs by rejection), 0.52 µs float.
-// Most of a private draw's cost is its two crypto/rand words.
+// Most of a draw's cost from rng.Crypto() is its two crypto/rand words.
+// A whole vector through AddNoise (Huber, Gaussian, Laplace) adds the same
+// values from the same words as AddTo one at a time, faster from the
+// seeded and keyed ChaCha8 streams (vector.go): no interface call per
+// word, and no data-dependent branch in the common case; in the paper's
+// IRLS run it halved the unseeded run's CPU time (docs/performance.md).
 //
 // # What remains
 //
@@ -195,6 +200,7 @@
 // output as a float64 is the float nearest γ·(round(x/γ) + K); beyond 2⁵³·γ
 // that rounding is still a function of the released integer alone.
 //
-// Randomness is always injected: pass rng.Crypto() for private releases;
-// seeded generators (rng.Seeded) are for experiments and are not private.
+// Randomness is always injected: pass a stream of a per-run rng.Keyed
+// (keyed from crypto/rand) or rng.Crypto() for private releases; seeded
+// generators (rng.Seeded) are for experiments and are not private.
 package discrete

@@ -47,7 +47,7 @@ func gridFor(scale float64, bits int) float64 {
 // exact (γ is a power of two) unless it overflows; a non-finite v or one
 // too large for the grid gives a non-finite result.
 func addTo(v, gamma float64, k int64) float64 {
-	q := math.Round(v / gamma)
+	q := roundAway(v / gamma)
 	if math.IsInf(q, 0) || math.IsNaN(q) {
 		return q
 	}
@@ -58,6 +58,22 @@ func addTo(v, gamma float64, k int64) float64 {
 	s.Add(s, new(big.Float).SetInt64(k))
 	f, _ := s.Float64()
 	return f * gamma
+}
+
+// roundAway returns math.Round(q), the nearest integer with halves away
+// from zero (±0, ±Inf and NaN unchanged), without math.Round's branches on
+// the fraction, which random values mispredict: t = Trunc(q) is one
+// instruction on amd64 and arm64, the fraction f = q − t is exact (|f| < 1,
+// and t is 0 or within a factor 2 of q), and so is 2f, whose Trunc is −1, 0
+// or 1 as |f| ≥ 1/2 or not, with f's sign; t ± 1 is exact wherever f ≠ 0
+// (|q| < 2⁵²). Integers, zeros and infinities (t = q) return q itself.
+// TestRoundAway holds it to math.Round bit for bit.
+func roundAway(q float64) float64 {
+	t := math.Trunc(q)
+	if t == q {
+		return q
+	}
+	return t + math.Trunc(2*(q-t))
 }
 
 // Release rounds every element of x to m's grid and adds one independent

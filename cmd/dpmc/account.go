@@ -53,7 +53,7 @@ value. Pure mechanisms (laplace, huber) have δ = 0 under basic composition;
 the Gaussian's advanced accountants spend δ/(2K) per release.
 
 By default (--sampler discrete) the mechanism is the exact discrete one that
-every unseeded dpmc release uses: noise on a power-of-two grid γ chosen from
+unseeded dpmc releases use unless given --sampler float: noise on a power-of-two grid γ chosen from
 the scale, added to the statistic rounded to the grid. Rounding can move
 each of the --coordinates n coordinates a neighbouring change moves by one
 more γ, so the accountants use Δ₁′ = Δ₁ + n·γ or Δ₂′ = Δ₂ + γ·√n; the grid,

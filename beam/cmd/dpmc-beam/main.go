@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -30,8 +31,20 @@ func main() {
 	f.Register(flag.CommandLine)
 	flag.Parse()
 	beam.Init()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	// SIGINT, SIGTERM and SIGHUP cancel the pipeline (the --save file is
+	// written atomically, so nothing is left half written); the handler
+	// is removed at the first signal, so a second one ends dpmc-beam at
+	// once, as the default action does.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		sig := <-sigs
+		signal.Stop(sigs)
+		fmt.Fprintf(os.Stderr, "dpmc-beam: %v: stopping (a second signal ends it at once)\n", sig)
+		cancel()
+	}()
 	set := map[string]bool{}
 	flag.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	if err := run(ctx, &f, func(name string) bool { return set[name] }); err != nil {

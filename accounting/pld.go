@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 
@@ -17,9 +18,16 @@ const (
 	// pldBins is the target number of grid points spanned by the composed
 	// distribution of up to 1000 releases; the grid width h is chosen to
 	// match (h ≈ window/bins). Beyond 1000 releases the target grows like
-	// √k, up to 16 times, because the discretization error of each release
-	// grows like h² and adds up over k releases.
+	// √k, up to pldMaxGrowth times, because the discretization error of
+	// each release grows like h² and adds up over k releases.
 	pldBins = 1 << 16
+	// pldMaxGrowth caps that growth, and with it the FFT (2¹⁹ points, about
+	// 20 MiB, from k = 16 000 on): beyond, h grows like √k and the
+	// figure, still an upper bound (the discretization is pessimistic at
+	// any h), is looser: against the exact Gaussian composition at
+	// k = 685 000 by at most 5e-4 relative (1e-4 with a cap of 16, which
+	// took 80 MiB), about k·h²/8 in ε (TestPLDGaussianExactLargeK).
+	pldMaxGrowth = 4
 	// pldMaxFFT bounds the FFT length (memory ≈ 40 bytes per point).
 	pldMaxFFT = 1 << 22
 	// pldTail is the probability, under the tilted composed distribution,
@@ -322,6 +330,47 @@ func chernoffTilt(parts []part, delta float64) float64 {
 // Chernoff bound on it is added to inf, and mass below it wraps to higher
 // losses, which only raises δ.
 func compose(parts []part, theta float64) (*composed, error) {
+	return composeWith(parts, theta, nil)
+}
+
+// fftScratch holds the FFT plan and the buffers of composeWith, kept
+// between the compositions of one accountant call so that the second
+// (tilted) composition reuses the first one's memory instead of adding its
+// own: the buffers are the bulk of the PLD accountant's memory (about 40
+// bytes per point of the FFT: gonum's plan 24, the sequence 8, the
+// spectrum 8). The composed result of composeWith aliases seq, so it is
+// invalid once the scratch is used again.
+type fftScratch struct {
+	n    int
+	fft  *fourier.FFT
+	seq  []float64
+	prod []complex128
+}
+
+// get returns the plan and buffers for length n, reusing the memory of
+// earlier lengths where it is large enough.
+func (s *fftScratch) get(n int) (*fourier.FFT, []float64, []complex128) {
+	if s.fft == nil {
+		s.fft = fourier.NewFFT(n)
+	} else if s.n != n {
+		s.fft.Reset(n)
+	}
+	s.n = n
+	if cap(s.seq) < n {
+		s.seq = make([]float64, n)
+	}
+	if cap(s.prod) < n/2+1 {
+		s.prod = make([]complex128, n/2+1)
+	}
+	return s.fft, s.seq[:n], s.prod[:n/2+1]
+}
+
+// composeWith is compose with its buffers taken from scratch (nil: fresh
+// ones). It computes in place where it can: one real sequence, one
+// spectrum (plus a second one only when there are several parts), and the
+// window rotated within the sequence, so the values are those of the
+// straightforward computation, bit for bit.
+func composeWith(parts []part, theta float64, scratch *fftScratch) (*composed, error) {
 	h := parts[0].m.h
 	base, jmax, kTotal := 0, 0, 0
 	logMK := 0.0
@@ -359,13 +408,19 @@ func compose(parts []part, theta float64) (*composed, error) {
 		alias = math.Exp(lb)
 	}
 
-	fft := fourier.NewFFT(n)
-	prod := make([]complex128, n/2+1)
-	for i := range prod {
-		prod[i] = 1
+	if scratch == nil {
+		scratch = new(fftScratch)
 	}
-	seq := make([]float64, n)
-	coef := make([]complex128, n/2+1)
+	fft, seq, prod := scratch.get(n)
+	// With one part its spectrum is raised to the k-th power in place;
+	// with several, each part's spectrum goes to coef and multiplies prod.
+	coef := prod
+	if len(parts) > 1 {
+		for i := range prod {
+			prod[i] = 1
+		}
+		coef = make([]complex128, n/2+1)
+	}
 	for _, pt := range parts {
 		clear(seq)
 		lm := pt.m.logMGF(theta)
@@ -376,15 +431,23 @@ func compose(parts []part, theta float64) (*composed, error) {
 			}
 		}
 		fft.Coefficients(coef, seq)
+		if len(parts) == 1 {
+			for i, c := range coef {
+				prod[i] = cpow(c, pt.k)
+			}
+			continue
+		}
 		for i, c := range coef {
 			prod[i] *= cpow(c, pt.k)
 		}
 	}
 	fft.Sequence(seq, prod)
-	w := make([]float64, n)
+	// Window position j holds residue r = (j + jlo) mod n: rotate seq left
+	// by jlo mod n, in place, then scale and clip.
+	rotateLeft(seq, ((jlo%n)+n)%n)
+	w := seq
 	inv := 1 / float64(n)
-	for r, v := range seq {
-		j := ((r-jlo)%n + n) % n // window position of residue r
+	for j, v := range w {
 		w[j] = math.Max(v*inv, 0)
 	}
 	log2n := float64(bits.Len(uint(n)) - 1)
@@ -394,6 +457,17 @@ func compose(parts []part, theta float64) (*composed, error) {
 		inf:    -math.Expm1(infLog) + alias,
 		fftErr: fftErr,
 	}, nil
+}
+
+// rotateLeft moves s[r] to s[r−by] (indices mod len(s)) in place, by three
+// reversals.
+func rotateLeft(s []float64, by int) {
+	if by == 0 {
+		return
+	}
+	slices.Reverse(s[:by])
+	slices.Reverse(s[by:])
+	slices.Reverse(s)
 }
 
 func clampInt(v, lo, hi int) int { return min(max(v, lo), hi) }
@@ -510,7 +584,7 @@ func (n *unitNoise) pldGrid(k int) (float64, error) {
 	g := func(t float64) float64 { return float64(k) * coarse.boundMGF(t) }
 	upper := math.Min(upperBound(g, pldTail, coarse.h), float64(k)*coarse.top())
 	lower := math.Max(-upperBound(func(t float64) float64 { return g(-t) }, pldTail, coarse.h), float64(k)*coarse.bottom())
-	bins := pldBins * math.Min(math.Max(math.Sqrt(float64(k)/1000), 1), 16)
+	bins := pldBins * math.Min(math.Max(math.Sqrt(float64(k)/1000), 1), pldMaxGrowth)
 	h := math.Min((upper-lower)/bins, span/64)
 	if !(h > 0) {
 		h = span / bins
@@ -551,8 +625,13 @@ func (n *unitNoise) pldParts(k int) ([]part, error) {
 // delta, it composes again with the tilt that centres the distribution on
 // the ε found (or, if none was found, the Chernoff tilt for delta), and
 // keeps the smaller ε. Both are valid upper bounds.
+//
+// The two compositions share one set of buffers (the first result is dead
+// when the second is computed), so the peak memory is that of the larger
+// one alone.
 func pldEpsilon(parts []part, delta float64) (float64, bool, error) {
-	c, err := compose(parts, 0)
+	var scratch fftScratch
+	c, err := composeWith(parts, 0, &scratch)
 	if err != nil {
 		return 0, false, err
 	}
@@ -567,7 +646,8 @@ func pldEpsilon(parts []part, delta float64) (float64, bool, error) {
 	if theta == 0 {
 		return eps, ok, nil
 	}
-	c2, err := compose(parts, theta)
+	// c is dead from here on: c2 reuses its window's memory.
+	c2, err := composeWith(parts, theta, &scratch)
 	if err != nil {
 		return 0, false, err
 	}

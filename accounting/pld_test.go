@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/noise"
+	"github.com/dpmc/dpmc/noise/discrete"
 	"github.com/dpmc/dpmc/noise/gaussian"
 )
 
@@ -247,5 +248,81 @@ func TestPLDExtremes(t *testing.T) {
 	}
 	if _, err := Compose(mustLaplace(t, 1e-100), noise.Sensitivity{L1: 1e300}, 1e9, 1e-6); err == nil {
 		t.Error("overflowing ε gave no error")
+	}
+}
+
+// TestPLDGaussianExactLargeK: at the paper report's k = 685 000 (and
+// 34 250) the grid is capped (pldMaxGrowth), so h grows like √k; the PLD ε
+// must still be at least the exact one (K releases at μ₀ are one at
+// √K·μ₀) and within 1e-3 of it (measured: at most 4.6e-4 at k = 685 000,
+// 2.4e-5 at k = 34 250). The δ of PLDDelta likewise.
+func TestPLDGaussianExactLargeK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("composes 685 000 releases")
+	}
+	for _, k := range []int{34250, 685000} {
+		for _, sigma := range []float64{100, 1000} {
+			m := mustGaussian(t, sigma)
+			s := noise.Sensitivity{L2: 1}
+			for _, delta := range []float64{1e-6, 1e-12} {
+				got, err := PLD(m, s, k, delta)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, _ := gaussian.Epsilon(sigma, math.Sqrt(float64(k)), delta)
+				if got.Epsilon < want || got.Epsilon > want*(1+1e-3) {
+					t.Errorf("σ=%g k=%d δ=%g: PLD ε = %.10g, exact %.10g", sigma, k, delta, got.Epsilon, want)
+				}
+			}
+			eps, _ := gaussian.Epsilon(sigma, math.Sqrt(float64(k)), 1e-6)
+			got, err := PLDDelta(m, s, k, eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := 1e-6; got < want*(1-1e-9) || got > want*1.1 {
+				t.Errorf("σ=%g k=%d ε=%g: PLD δ = %.10g, exact %g", sigma, k, eps, got, want)
+			}
+		}
+	}
+}
+
+// TestPLDMemoryBounded: the FFT of the PLD accountant has at most 2¹⁹
+// points (about 20 MiB of buffers) however many releases are composed, for
+// the continuous and the discrete Huber at the paper report's sensitivity.
+func TestPLDMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("composes up to 10⁷ releases")
+	}
+	dh, err := discrete.NewHuber(3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := discrete.RoundedSensitivity(noise.Sensitivity{L1: 5, L2: 5}, 32, dh.Granularity())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		m noise.Mechanism
+		s noise.Sensitivity
+	}{{mustGaussian(t, 100), noise.Sensitivity{L2: 1}}, {mustHuber(t, 3, 1), noise.Sensitivity{L1: 5}}, {dh, rs}} {
+		for _, k := range []int{1000, 34250, 685000, 10_000_000} {
+			md, err := prepare(c.m, c.s, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts, err := md.pldParts(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, theta := range []float64{0, chernoffTilt(parts, 1e-6)} {
+				cp, err := compose(parts, theta)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := len(cp.w); n > 1<<19 {
+					t.Errorf("%s k=%d θ=%g: FFT of %d points, want ≤ 2¹⁹", c.m, k, theta, n)
+				}
+			}
+		}
 	}
 }

@@ -73,19 +73,26 @@ type Granular interface {
 }
 
 // VectorNoiser is implemented by mechanisms that add noise to a whole
-// vector faster than one Sample call per element (huber). AddNoise(x, r)
-// must add the draws that len(x) calls of Sample(r) would return, in
-// order, so that results do not depend on which way noise is added.
+// vector faster than one Sample call per element (huber, and the discrete
+// mechanisms). AddNoise(x, r) must add the draws that len(x) calls of
+// Sample(r) would return, in order — for a Granular mechanism, set x[i] to
+// AddTo(x[i], r) in order — so that results do not depend on which way
+// noise is added.
 type VectorNoiser interface {
 	AddNoise(x []float64, r *rand.Rand)
 }
 
 // AddNoise adds one independent draw of m's noise to every element of x, in
 // place. If m is Granular, each element is first rounded to m's grid (see
-// Granular), so every output is a multiple of the grid step; otherwise a
-// VectorNoiser adds its noise itself. It never allocates.
+// Granular), so every output is a multiple of the grid step. A VectorNoiser
+// adds its noise itself (for a Granular one, the same values from the same
+// random words as AddTo element by element). It never allocates.
 func AddNoise(m Mechanism, x []float64, r *rand.Rand) {
 	if g, ok := m.(Granular); ok {
+		if v, ok := m.(VectorNoiser); ok {
+			v.AddNoise(x, r)
+			return
+		}
 		for i := range x {
 			x[i] = g.AddTo(x[i], r)
 		}

@@ -81,12 +81,14 @@ func (p *Plan) UserMean(contributed []float64) MeanSums {
 // the summed terms: a public centre, the exact mean without noise, or a
 // noisy mean of the users' mean ratings. It returns the centre, in
 // rating units, and the released number of users, which Decide takes. It
-// records the centre's origin in the report.
+// records the centre's origin in the report. Without noise it also sets
+// the user ridge from the ratings per user (Options.RidgeScale).
 func (p *Plan) ReleaseMean(s MeanSums) (mu, users float64) {
 	o := &p.opts
 	mid := (o.Min + o.Max) / 2
 	n := s.Users
 	if o.NoNoise {
+		p.setUserRidge(s.Users, s.Ratings)
 		p.report.Center = "mean rating of the training data (no noise)"
 		if !math.IsNaN(o.Center) {
 			p.report.Center = fmt.Sprintf("public centre %g (--center)", o.Center)
@@ -258,11 +260,13 @@ func (p *Plan) shrinkBias(s, w float64) float64 {
 // order) that get factors: all of them without noise; else the HeadItems
 // most popular by released count among those whose count reaches
 // TailCount, ties in canonical order. The rest are predicted by biases
-// alone (their factor rows stay zero).
+// alone (their factor rows stay zero). Without noise it also sets the
+// item ridge from the ratings per item (Options.RidgeScale).
 func (p *Plan) Head(counts []float64) []bool {
 	o := &p.opts
 	head := make([]bool, len(counts))
 	if o.NoNoise {
+		p.setItemRidge(counts)
 		for j := range head {
 			head[j] = true
 		}

@@ -195,6 +195,50 @@ func TestTrainUserDPPasses(t *testing.T) {
 	}
 }
 
+// TestTrainRankingAudit audits the ranking objective (noisy positive
+// counts and the Gram's weighted projection V·diag(w)·Vᵀ): the
+// accountant's true claim at ε = 1 passes, and the pipeline calibrated to
+// ε = 100 but claimed at ε = 0.5 is flagged.
+func TestTrainRankingAudit(t *testing.T) {
+	if audit.RaceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
+	d := tiny(t)
+	ranking := func(eps float64) userdp.Options {
+		o := userdp.Defaults(eps, 1e-6, audit.TinyMin, audit.TinyMax)
+		o.Objective = userdp.ObjectiveRanking
+		return o
+	}
+	truth := userSetup(t, ranking(1))
+	loose := userSetup(t, ranking(100))
+	if math.Abs(truth.Claim.Epsilon-1) > 1e-3 {
+		t.Fatalf("accountant's total %v, want ε = 1", truth.Claim)
+	}
+	for i, tt := range []struct {
+		name  string
+		s     *audit.TrainSetup
+		claim noise.Guarantee
+		want  audit.Verdict
+	}{
+		{"ε = 1, the accountant's claim", truth, truth.Claim, audit.Pass},
+		{"ε = 100, claim ε = 0.5", loose, noise.Guarantee{Epsilon: 0.5, Delta: 1e-6}, audit.Violation},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := audit.Train(context.Background(), audit.TrainOptions{
+				Options: audit.Options{Claim: tt.claim},
+				Data:    d.Data, Neighbour: d.Neighbour, Fit: tt.s.Fit, Runs: testRuns, Seeded: true, Seed: uint64(40 + i),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("ε ≥ %.4f (ceiling %.4f) by %s", res.EpsilonLower, res.Ceiling, res.Statistic)
+			if res.Verdict != tt.want || res.Rank != audit.TinyItems+1 {
+				t.Errorf("%s (want %s) with ε ≥ %.4f, statistic %s, %d outputs", res.Verdict, tt.want, res.EpsilonLower, res.Statistic, res.Rank)
+			}
+		})
+	}
+}
+
 // TestTrainCatchesBrokenClaims shows the training audit's power on
 // configurations whose claim is false:
 //   - the paper's ALS with tiny noise (σ = 0.01) run to convergence: the

@@ -60,6 +60,10 @@ func paperTraining(o *solver.Options) string {
 
 // userTraining describes a user-mode run.
 func userTraining(o *userdp.Options, items int) string {
+	if o.Objective == userdp.ObjectiveRanking {
+		return fmt.Sprintf("userdp ranking objective (dpmc train --objective ranking): positives = ratings ≥ %g, noisy positive counts and the top eigenvectors of the noisy head Gram; ≤ %d positives per user; public catalogue of all %d items; each item's row is [noisy count, row of V·diag(w)·Vᵀ]",
+			o.Positive, o.MaxItemsPerUser, items)
+	}
 	f := "biases only (rank 0)"
 	switch {
 	case o.Rank > 0 && o.AutoFactors:

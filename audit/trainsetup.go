@@ -77,7 +77,9 @@ type TrainSetup struct {
 // methods). Every run releases every item of the data (a public
 // catalogue: both neighbours release the same item list, as
 // userdp.AuditFit does), and the statistic is chosen among those of the
-// released item factors, biases and counts. The claim is the total
+// released item factors, biases and counts; with o.Objective =
+// userdp.ObjectiveRanking, among the noisy positive counts and the
+// entries of V·diag(w)·Vᵀ of the ranking part (rankingFit). The claim is the total
 // (ε, δ) of userdp's accountant for o, taken from one run on D (seeded
 // with root: the accounting of an unseeded run is the same). It returns
 // an error if o is invalid or not private (NoNoise).
@@ -108,11 +110,64 @@ func NewUserTrainSetup(ctx context.Context, o userdp.Options, root uint64, seede
 		return nil, fmt.Errorf("audit: the userdp options: %w", err)
 	}
 	rep := res.Report
+	fit := userdp.AuditFit(o)
+	if o.Objective == userdp.ObjectiveRanking {
+		fit = rankingFit(o)
+	}
 	return &TrainSetup{
 		Mode: UserMode, Data: data, User: &o, UserReport: rep,
 		Claim: noise.Guarantee{Epsilon: rep.TotalEpsilon, Delta: rep.TotalDelta}, HasClaim: true, ClaimFrom: "the accountant's total",
-		Root: root, Seeded: seeded, Fit: userdp.AuditFit(o),
+		Root: root, Seeded: seeded, Fit: fit,
 	}, nil
+}
+
+// rankingFit is the training function of a ranking-objective audit: one
+// seeded run of userdp.Train with o (every item released: a public
+// catalogue, as userdp.AuditFit does) on one thread, whose output has
+// one row per item j (n × (n+1), row-major): the item's noisy positive
+// count, then row j of the n × n matrix P = V·diag(w)·Vᵀ of the ranking
+// part, 0 outside the head: the quantity
+// every user's scores are computed from (RankScores: s = P·x on the
+// head). P does not depend on the eigenvectors' signs, which are
+// arbitrary, so a statistic of it tests the release and not the
+// eigensolver's sign convention.
+func rankingFit(o userdp.Options) TrainFunc {
+	return func(ctx context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {
+		d := &ratings.Dataset{Ratings: x, Users: ratings.NumberedIDs(x.Rows(), 0), Items: ratings.NumberedIDs(x.Cols(), 0), Min: o.Min, Max: o.Max}
+		o := o
+		if o.Items == nil {
+			o.Items = make([]string, x.Cols())
+			for k := range o.Items {
+				o.Items[k] = strconv.Itoa(k)
+			}
+		}
+		o.Seeded, o.Seed, o.Workers, o.Progress = true, seed, 1, nil
+		res, err := userdp.Train(ctx, d, o)
+		if err != nil {
+			return nil, err
+		}
+		rk, n := res.Ranking, len(res.ItemIDs)
+		if rk == nil || n != x.Cols() {
+			return nil, fmt.Errorf("audit: ranking run released %d items, want %d, and a ranking part", n, x.Cols())
+		}
+		out := make([]float64, 0, n*(n+1))
+		k := rk.K
+		for a := range n {
+			out = append(out, rk.Counts[a])
+			for b := range n {
+				ra, rb := rk.HeadRow[a], rk.HeadRow[b]
+				var p float64
+				if ra >= 0 && rb >= 0 {
+					va, vb := rk.V[int(ra)*k:int(ra+1)*k], rk.V[int(rb)*k:int(rb+1)*k]
+					for c := range k {
+						p += va[c] * rk.Weights[c] * vb[c]
+					}
+				}
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	}
 }
 
 // NewPaperTrainSetup configures an audit of the paper's algorithms with

@@ -13,13 +13,18 @@ import (
 // released fields (item IDs, biases, factors, noisy counts, centre, rating
 // range, fold-in ridges and privacy report) and settings (any value that
 // marshals to a JSON object, e.g. the userdp.Options used; nil for none).
-// It holds nothing per user. The model aliases res's slices.
+// It holds nothing per user. A release of the ranking objective
+// (res.Ranking) gives a ranking model (Model.Ranking). The model aliases
+// res's slices.
 func FromUserLevel(res *userdp.Result, settings any) (*Model, error) {
 	m := &Model{
 		Kind: UserLevel, Min: res.Min, Max: res.Max, Mu: res.Mu, Rank: res.Rank,
 		ItemIDs: res.ItemIDs, ItemBias: res.ItemBias, TailBias: res.TailBias, V: res.V, Counts: res.Counts,
 		Ridges:   &FoldInRidges{UserLambda: res.UserLambda, UserLambdaPerRating: res.UserLambdaPerRating, UserBiasLambda: res.UserBiasLambda},
 		Released: "the whole file is the release, at the privacy report's total (unseeded runs only); it holds nothing per user",
+	}
+	if res.Ranking != nil {
+		m.Ranking = rankingFrom(res.Ranking)
 	}
 	if res.Report != nil && res.Report.NoNoise {
 		m.Released = "a NON-PRIVATE baseline trained without noise; it holds nothing per user"

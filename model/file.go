@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/dpmc/dpmc/internal/atomicfile"
+	"github.com/dpmc/dpmc/userdp"
 )
 
 // Format and Version name the file format Write writes. Read reads
@@ -73,12 +74,32 @@ type header struct {
 	FoldIn     *FoldInRidges   `json:"fold_in,omitempty"`
 	Settings   json.RawMessage `json:"settings,omitempty"`
 	Privacy    json.RawMessage `json:"privacy,omitempty"`
+	Ranking    *rankingHeader  `json:"ranking,omitempty"`
 	Arrays     []array         `json:"arrays"`
 	DataBytes  int64           `json:"data_bytes"`
 	// DataCRC32C is version 2's checksum of the data section alone;
 	// version 3 has none here (its trailer covers the whole file).
 	DataCRC32C *uint32 `json:"data_crc32c,omitempty"`
 }
+
+// rankingHeader is the header's "ranking" object: a ranking model's
+// scalars (its arrays are rank_head, rank_v, rank_weights and
+// rank_eigenvalues).
+type rankingHeader struct {
+	// Head is M, the number of head items, and Components K.
+	Head       int `json:"head"`
+	Components int `json:"components"`
+	// Positive is the public positive threshold, null for implicit data
+	// (every pair a positive).
+	Positive *float64 `json:"positive"`
+	Edge     float64  `json:"edge"`
+	Fallback bool     `json:"fallback"`
+	// Scoring is the scoring rule, in words.
+	Scoring string `json:"scoring"`
+}
+
+// scoringRule is the ranking header's "scoring" field.
+const scoringRule = "x = the user's 0/1 history over the head items (rank_head); h = weights * (rank_vᵀx); head item rank_head[r] scores 3 + atan(rank_v[r]·h)/pi, or 3 + atan(noisy_counts[j])/pi without history in the head; other items 0.5 + atan(noisy_counts[j])/pi; the user's own items are left out; higher first"
 
 // array describes one array of the data section.
 type array struct {
@@ -111,6 +132,17 @@ func (m *Model) sections() []section {
 	}
 	if m.Kind == UserLevel {
 		s = append(s, section{a: array{Name: "noisy_counts", Type: "f8", Shape: []int{n}}, f8: m.Counts})
+		if r := m.Ranking; r != nil {
+			head := make([]float64, len(r.Head))
+			for k, j := range r.Head {
+				head[k] = float64(j)
+			}
+			s = append(s,
+				section{a: array{Name: "rank_head", Type: "f8", Shape: []int{len(r.Head)}}, f8: head},
+				section{a: array{Name: "rank_v", Type: "f8", Shape: []int{len(r.Head), r.K}}, f8: r.V},
+				section{a: array{Name: "rank_weights", Type: "f8", Shape: []int{r.K}}, f8: r.Weights},
+				section{a: array{Name: "rank_eigenvalues", Type: "f8", Shape: []int{r.K}}, f8: r.Eigenvalues})
+		}
 	} else {
 		u := len(m.UserIDs)
 		s = append(s,
@@ -139,7 +171,18 @@ func (m *Model) check() error {
 				return fmt.Errorf("fold-in ridge %v, want a finite number ≥ 0", x)
 			}
 		}
+		if m.Ranking != nil {
+			if m.Rank != 0 {
+				return fmt.Errorf("a ranking model has no rating part, but rank %d", m.Rank)
+			}
+			if err := m.Ranking.check(len(m.ItemIDs)); err != nil {
+				return err
+			}
+		}
 	case Paper:
+		if m.Ranking != nil {
+			return errors.New("a paper model has no ranking part")
+		}
 		if m.Ridges != nil || m.Counts != nil {
 			return errors.New("a paper model has no fold-in ridges and no noisy counts")
 		}
@@ -335,6 +378,13 @@ func (m *Model) Write(w io.Writer) error {
 		Format: Format, Version: Version, Kind: m.Kind, Released: m.Released, Prediction: predictionRule,
 		RatingMin: m.Min, RatingMax: m.Max, Mu: m.Mu, Mean: m.Mean, TailBias: m.TailBias, Rank: m.Rank, Items: len(m.ItemIDs), Users: len(m.UserIDs),
 		FoldIn: m.Ridges, Settings: compact(m.Settings), Privacy: compact(m.Privacy),
+	}
+	if r := m.Ranking; r != nil {
+		h.Ranking = &rankingHeader{Head: len(r.Head), Components: r.K, Edge: r.Edge, Fallback: r.Fallback, Scoring: scoringRule}
+		if !math.IsInf(r.Positive, -1) {
+			p := r.Positive
+			h.Ranking.Positive = &p
+		}
 	}
 	var off int64
 	for i := range secs {
@@ -533,6 +583,12 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if h.Kind != UserLevel && h.Kind != Paper {
 		return nil, fmt.Errorf("%w: kind %q, want %q or %q", ErrCorrupt, h.Kind, UserLevel, Paper)
 	}
+	if h.Ranking != nil && (version == 2 || h.Kind != UserLevel) {
+		return nil, fmt.Errorf("%w: a ranking section in a version %d %s model (only version 3 user models have one)", ErrCorrupt, version, h.Kind)
+	}
+	if r := h.Ranking; r != nil && (r.Head < 0 || r.Head > h.Items || r.Components < 0 || r.Components > userdp.MaxComponents) {
+		return nil, fmt.Errorf("%w: ranking of %d head items and %d components for %d items", ErrCorrupt, r.Head, r.Components, h.Items)
+	}
 	if h.Kind == UserLevel && h.Users != 0 {
 		return nil, fmt.Errorf("%w: a user-level model declares %d users (it holds no per-user arrays)", ErrCorrupt, h.Users)
 	}
@@ -549,8 +605,14 @@ func read(r io.Reader, size int64) (*Model, error) {
 	} else {
 		m.Counts = []float64{}
 	}
+	if r := h.Ranking; r != nil {
+		m.Ranking = &Ranking{K: r.Components, Edge: r.Edge, Fallback: r.Fallback, Positive: math.Inf(-1)}
+		if r.Positive != nil {
+			m.Ranking.Positive = *r.Positive
+		}
+	}
 	// The arrays must be those of m's kind, in file order, contiguous.
-	want := m.sectionsFor(h.Items, h.Users)
+	want := m.sectionsFor(h.Items, h.Users, h.Ranking)
 	if len(h.Arrays) != len(want) {
 		return nil, fmt.Errorf("%w: %d arrays, want %d for a %s model", ErrCorrupt, len(h.Arrays), len(want), h.Kind)
 	}
@@ -639,14 +701,19 @@ func oldJSON() error {
 }
 
 // sectionsFor is the array list a model of m's kind with n items and u
-// users has.
-func (m *Model) sectionsFor(n, u int) []array {
+// users (and the ranking section rk, if not nil) has.
+func (m *Model) sectionsFor(n, u int, rk *rankingHeader) []array {
 	r := m.Rank
 	a := []array{{Name: "item_ids", Type: "lines", Shape: []int{n}}, {Name: "item_bias", Type: "f8", Shape: []int{n}}, {Name: "v", Type: "f8", Shape: []int{n, r}}}
 	if m.Kind == Paper {
 		return append(a, array{Name: "user_ids", Type: "lines", Shape: []int{u}}, array{Name: "u", Type: "f8", Shape: []int{u, r}})
 	}
-	return append(a, array{Name: "noisy_counts", Type: "f8", Shape: []int{n}})
+	a = append(a, array{Name: "noisy_counts", Type: "f8", Shape: []int{n}})
+	if rk != nil {
+		a = append(a, array{Name: "rank_head", Type: "f8", Shape: []int{rk.Head}}, array{Name: "rank_v", Type: "f8", Shape: []int{rk.Head, rk.Components}},
+			array{Name: "rank_weights", Type: "f8", Shape: []int{rk.Components}}, array{Name: "rank_eigenvalues", Type: "f8", Shape: []int{rk.Components}})
+	}
+	return a
 }
 
 func equalInts(a, b []int) bool {
@@ -733,6 +800,20 @@ func (m *Model) readSection(r io.Reader, crc hash.Hash32, a array, size int64) e
 		m.Counts = dst
 	case "u":
 		m.U = dst
+	case "rank_head":
+		m.Ranking.Head = make([]int32, len(dst))
+		for k, x := range dst {
+			if x != math.Trunc(x) || x < 0 || x >= math.MaxInt32 {
+				return fmt.Errorf("%w: rank_head[%d] = %v, want an item index", ErrCorrupt, k, x)
+			}
+			m.Ranking.Head[k] = int32(x)
+		}
+	case "rank_v":
+		m.Ranking.V = dst
+	case "rank_weights":
+		m.Ranking.Weights = dst
+	case "rank_eigenvalues":
+		m.Ranking.Eigenvalues = dst
 	}
 	return nil
 }

@@ -98,6 +98,13 @@ type Model struct {
 	// Released says in words what the file is and what guarantee covers
 	// it.
 	Released string
+	// Ranking is a ranking model's ranking part (dpmc train --objective
+	// ranking), nil otherwise; such a model has no rating part (see
+	// Ranking, HasRatings).
+	Ranking *Ranking
+
+	rankOnce sync.Once
+	headRow  []int32 // item → row of Ranking.V, or −1 (headRows)
 
 	once             sync.Once
 	itemIdx, userIdx map[string]int
@@ -220,6 +227,9 @@ type History struct {
 func (m *Model) FoldIn(h History) (u User, unknown int, err error) {
 	if m.Ridges == nil {
 		return User{}, 0, ErrNoFoldIn
+	}
+	if !m.HasRatings() {
+		return User{}, 0, ErrNoRatings
 	}
 	if len(h.Items) != len(h.Ratings) {
 		return User{}, 0, fmt.Errorf("model: fold-in: %d items but %d ratings", len(h.Items), len(h.Ratings))

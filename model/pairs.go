@@ -45,7 +45,8 @@ type PairsInfo struct {
 // (user, item) pair occurring twice is an error naming both lines and
 // the IDs, before anything is returned, unless the format averages
 // repeated pairs (SweetRS, or opts.Duplicates): then it is kept once,
-// at its first line, with its mean rating. A file without a pair is an
+// at its first line, with its mean rating (a file declared
+// ratings.FormatPairs keeps a repeated pair once). A file without a pair is an
 // error (wrapping ratings.ErrNoRatings); so is a cancelled ctx, looked at
 // every 1024 records. Errors name the file and line.
 func ReadPairs(ctx context.Context, r io.Reader, name string, opts ratings.Options) ([]Pair, PairsInfo, error) {
@@ -60,7 +61,10 @@ func ReadPairs(ctx context.Context, r io.Reader, name string, opts ratings.Optio
 			return nil
 		}
 		if math.IsNaN(rec.Rating) {
-			return fmt.Errorf("%s:%d: %w: user %s, item %s already listed on line %d", name, rec.Line, ratings.ErrDuplicate, strconv.Quote(rec.User), strconv.Quote(rec.Item), out[at].Line)
+			if opts.Format != ratings.FormatPairs || opts.Duplicates == ratings.DuplicatesError {
+				return fmt.Errorf("%s:%d: %w: user %s, item %s already listed on line %d", name, rec.Line, ratings.ErrDuplicate, strconv.Quote(rec.User), strconv.Quote(rec.Item), out[at].Line)
+			}
+			return nil // a declared pairs file: counted once
 		}
 		if dupOf < 0 {
 			dupAt, dupOf = rec.Line, at
@@ -175,7 +179,10 @@ func LoadPairs(ctx context.Context, path string, opts ratings.Options) ([]Pair, 
 // ratings' loader exactly as dpmc train reads its data (ratings.Load:
 // the same formats, checks, errors naming file and line, and repeated
 // pairs refused or, for SweetRS or opts.Duplicates, averaged), and
-// groups it by user. It must have ratings. It holds what training holds
+// groups it by user. It must have ratings, or be implicit feedback
+// (ratings.FormatPairs: a list of the user's items, each listed once),
+// whose histories have NaN ratings and info.Rated false: a ranking model
+// ranks from the items alone, a rating model (FoldIn) refuses them. It holds what training holds
 // and then 24 bytes a rating for the Histories, whose ID strings share
 // the loader's storage: some 50 bytes a rating at its peak, where reading
 // pairs and grouping them (ReadPairs, GroupHistories) took some 200. ctx
@@ -189,15 +196,23 @@ func LoadHistories(ctx context.Context, path string, opts ratings.Options) (Hist
 		return Histories{}, PairsInfo{}, fmt.Errorf("model: %w", err)
 	}
 	info := PairsInfo{ScanInfo: ratings.ScanInfo{Format: d.Format, FormatReason: d.FormatReason, Min: d.Min, Max: d.Max,
-		Duplicates: opts.Duplicates, Rated: true, Stats: d.Stats}, Averaged: d.Stats.Averaged, Merged: d.Stats.Merged}
+		Duplicates: opts.Duplicates, Rated: !d.Implicit, Stats: d.Stats}, Averaged: d.Stats.Averaged, Merged: d.Stats.Merged}
 	info.Stats.Averaged, info.Stats.Merged = 0, 0 // as Scan reports them: PairsInfo has them
 	if info.Duplicates == ratings.DuplicatesDefault {
 		info.Duplicates = ratings.DuplicatesError
-		if d.Format == ratings.FormatSweetRS {
+		if d.Format == ratings.FormatSweetRS || d.Implicit {
 			info.Duplicates = ratings.DuplicatesAverage
 		}
 	}
-	return histories(d), info, nil
+	h := histories(d)
+	if d.Implicit {
+		for _, u := range h.ByUser {
+			for k := range u.Ratings {
+				u.Ratings[k] = math.NaN()
+			}
+		}
+	}
+	return h, info, nil
 }
 
 // histories groups d's ratings by user: one backing array of item IDs

@@ -106,9 +106,13 @@ func (us *users) get(id string) (*User, error) {
 // pair has a user or an item of the model, it is an error even with
 // UnknownFallback (the file, or its columns, do not match the model). ctx
 // is looked at every 1024 pairs: once it is done PredictPairs returns an
-// error wrapping ctx.Err().
+// error wrapping ctx.Err(). A ranking model predicts no rating:
+// ErrNoRatings.
 func (m *Model) PredictPairs(ctx context.Context, pairs []Pair, o PredictOptions) ([]Prediction, PredictStats, error) {
 	var st PredictStats
+	if !m.HasRatings() {
+		return nil, st, ErrNoRatings
+	}
 	us := &users{m: m, o: &o, cache: make(map[string]*User), st: &st}
 	out := make([]Prediction, len(pairs))
 	for k, p := range pairs {

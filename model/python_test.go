@@ -98,7 +98,28 @@ func TestPythonSnippet(t *testing.T) {
 	if err := os.WriteFile(flipped, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A ranking model: the snippet's rank_scores against Go's.
+	rm, _ := rankingModel(t, train, false)
+	rp := filepath.Join(dir, "ranking.dpmc")
+	if err := rm.Save(rp, false); err != nil {
+		t.Fatal(err)
+	}
+	type rankQuery struct {
+		Path    string
+		History []string
+	}
+	var rqs []rankQuery
+	var rwant [][]float64
+	for _, hist := range [][]int32{{0, 3, 7, 11, 40}, {int32(rm.Ranking.Head[0]), int32(rm.Ranking.Head[2])}, {int32(len(rm.ItemIDs) - 1)}} {
+		q := rankQuery{Path: rp}
+		for _, j := range hist {
+			q.History = append(q.History, rm.ItemIDs[j])
+		}
+		rqs = append(rqs, q)
+		rwant = append(rwant, rm.RankScores(hist, false, nil))
+	}
 	qj, _ := json.Marshal(qs)
+	rj, _ := json.Marshal(rqs)
 	script := code + `
 import sys
 out = []
@@ -111,21 +132,28 @@ for q in json.loads(sys.argv[1]):
         out.append(predict(h, a, q["Item"], user=q["User"]))
     else:
         out.append(predict(h, a, q["Item"], factor=q["Factor"], bias=q["Bias"]))
+ranks = []
+for q in json.loads(sys.argv[3]):
+    if q["Path"] not in cache:
+        cache[q["Path"]] = load_model(q["Path"])
+    h, a = cache[q["Path"]]
+    ranks.append([None if x == float("-inf") else x for x in rank_scores(h, a, q["History"])])
 try:
     load_model(sys.argv[2])
     refused = ""
 except ValueError as e:
     refused = str(e)
-print(json.dumps({"predictions": out, "flipped": refused}))
+print(json.dumps({"predictions": out, "ranks": ranks, "flipped": refused}))
 `
 	sp := filepath.Join(dir, "snippet.py")
 	os.WriteFile(sp, []byte(script), 0o644)
-	out, err := exec.Command(py, sp, string(qj), flipped).CombinedOutput()
+	out, err := exec.Command(py, sp, string(qj), flipped, string(rj)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("python: %v\n%s", err, out)
 	}
 	var pyOut struct {
 		Predictions []float64
+		Ranks       [][]*float64
 		Flipped     string
 	}
 	if err := json.Unmarshal(out, &pyOut); err != nil || len(pyOut.Predictions) != len(want) {
@@ -141,6 +169,23 @@ print(json.dumps({"predictions": out, "flipped": refused}))
 	for k := range want {
 		if math.Abs(got[k]-want[k]) > 1e-12 {
 			t.Errorf("query %d (%s): python %v, Go %v", k, fmt.Sprint(qs[k].Item), got[k], want[k])
+		}
+	}
+	if len(pyOut.Ranks) != len(rwant) {
+		t.Fatalf("python: %d rankings, want %d", len(pyOut.Ranks), len(rwant))
+	}
+	for k, want := range rwant {
+		got := pyOut.Ranks[k]
+		if len(got) != len(want) {
+			t.Fatalf("ranking %d: python %d scores, Go %d", k, len(got), len(want))
+		}
+		for j, w := range want {
+			switch {
+			case math.IsInf(w, -1) != (got[j] == nil):
+				t.Errorf("ranking %d, item %d: python %v, Go %v", k, j, got[j], w)
+			case got[j] != nil && math.Abs(*got[j]-w) > 1e-12:
+				t.Errorf("ranking %d, item %d: python %v, Go %v", k, j, *got[j], w)
+			}
 		}
 	}
 	if um.Rank == 0 {

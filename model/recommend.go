@@ -38,18 +38,25 @@ type Recommendation struct {
 	// UserBias is the user's bias (0 for a paper model).
 	UserBias float64 `json:"user_bias"`
 	// Items are the recommendations, best first (unclipped scores; ties by
-	// the model's item order).
+	// the model's item order). A ranking model's scores order the items
+	// and are not ratings (userdp.RankScores).
 	Items []Scored `json:"recommendations"`
 }
 
 // RecommendUser returns the user's top K items: a paper model's user by
 // ID, or a user-level model's user folded in from History (the billboard
-// model: the user's data is used only here).
+// model: the user's data is used only here). A ranking model (Ranking)
+// ranks with its ranking part from History's items alone (ratings, if
+// any, are ignored: a history of pairs works); its scores are ranking
+// scores, not ratings.
 func (m *Model) RecommendUser(req Request) (*Recommendation, error) {
 	if req.K < 1 {
 		return nil, fmt.Errorf("model: recommend: k = %d, want ≥ 1", req.K)
 	}
 	rec := &Recommendation{User: req.User, Kind: m.Kind, K: req.K}
+	if m.Ranking != nil {
+		return m.recommendRanking(req, rec)
+	}
 	var u User
 	switch m.Kind {
 	case Paper:

@@ -47,6 +47,9 @@
 //	         0 = not rated (dropped), repeated pairs averaged
 //	csv, tsv any delimited file: user,item,rating and an optional Unix timestamp, or the columns
 //	         Options.Columns names; ratings 1–5
+//	pairs    implicit feedback (clicks, plays, purchases): user TAB item or user,item, an optional
+//	         header; no ratings: every pair is stored as 1, a repeated pair counts once, and
+//	         Dataset.Implicit is set (detected from a first line of exactly two fields)
 //
 // The known formats have exactly their number of fields. Options.Min and
 // Options.Max override any format's rating range (Format.DefaultRange);

@@ -14,8 +14,10 @@ const (
 	// FormatAuto detects the format from the file name and the first
 	// non-blank line: u.data, *.base or *.test with a tab → ml100k; "::" →
 	// mldat; header userId,movieId,rating → mlcsv; header
-	// "product","user","value" → sweetrs; else tsv if the line has at
-	// least as many tabs as commas (and one), else csv. Dataset.Format
+	// "product","user","value" → sweetrs; exactly two fields, "user<TAB>item"
+	// or "user,item" (one tab or one comma, no semicolon) → pairs, before
+	// any of these; else tsv if the line has at least as many tabs as
+	// commas (and one), else csv. Dataset.Format
 	// and Dataset.FormatReason say what it chose and why.
 	FormatAuto Format = iota
 	// FormatML100k is MovieLens 100k u.data, u1.base, u1.test, …:
@@ -44,6 +46,17 @@ const (
 	// FormatTSV is tab-separated values, no quoting (a quote is an
 	// ordinary character), otherwise as FormatCSV.
 	FormatTSV
+	// FormatPairs is implicit feedback: (user, item) pairs without
+	// ratings — clicks, plays, purchases — two fields per line, "user<TAB>item"
+	// (no quoting) or "user,item" (csv quoting), separated as the first
+	// non-blank line is, with an optional header (HeaderAuto: a first
+	// record whose user field is "user", "userId", "user_id" or "users").
+	// Every pair gets the value 1, a repeated pair counts once (by
+	// default; DuplicatesError refuses it), and the Dataset is marked
+	// Implicit, with the range 0–1 whatever Options.Min and Max say
+	// (they are ignored: a caller may pass a model's rating range).
+	// Options.Columns does not apply.
+	FormatPairs
 )
 
 var formatNames = [...]string{
@@ -54,6 +67,7 @@ var formatNames = [...]string{
 	FormatSweetRS: "sweetrs",
 	FormatCSV:     "csv",
 	FormatTSV:     "tsv",
+	FormatPairs:   "pairs",
 }
 
 // String returns the format's name as accepted by ParseFormat.
@@ -64,7 +78,8 @@ func (f Format) String() string {
 	return fmt.Sprintf("Format(%d)", int(f))
 }
 
-// ParseFormat parses one of auto, ml100k, mldat, mlcsv, sweetrs, csv, tsv.
+// ParseFormat parses one of auto, ml100k, mldat, mlcsv, sweetrs, csv, tsv,
+// pairs.
 // Any other string is an error.
 func ParseFormat(s string) (Format, error) {
 	for f, name := range formatNames {
@@ -77,7 +92,8 @@ func ParseFormat(s string) (Format, error) {
 
 // DefaultRange returns the rating range [lo, hi], in rating units, that
 // format f declares when Options.Min and Options.Max are both zero:
-// ml100k, mldat, sweetrs, csv and tsv 1–5, mlcsv 0.5–5. The loaders check
+// ml100k, mldat, sweetrs, csv and tsv 1–5, mlcsv 0.5–5, pairs 0–1 (every
+// pair is stored as 1). The loaders check
 // every rating against it and report it in Dataset.Min and Dataset.Max.
 // FormatAuto and unknown formats return 0, 0: the range is then that of
 // the detected format.
@@ -87,9 +103,15 @@ func (f Format) DefaultRange() (lo, hi float64) {
 		return 1, 5
 	case FormatMLCSV:
 		return 0.5, 5
+	case FormatPairs:
+		return 0, 1
 	}
 	return 0, 0
 }
+
+// Implicit reports whether f is a format of implicit feedback (pairs
+// without ratings, each stored as 1): FormatPairs.
+func (f Format) Implicit() bool { return f == FormatPairs }
 
 // generic reports whether f is csv or tsv, the formats that take
 // Options.Columns and Options.Header.
@@ -136,10 +158,13 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // any BOM) are head, and says why. With genericOnly it chooses only between
 // csv and tsv. It never fails: a file it cannot place is read as csv, and
 // that loader reports the bad line.
-func detect(name string, head []byte, genericOnly bool) (Format, string) {
+func detect(name string, head []byte, genericOnly, pairs bool) (Format, string) {
 	line, n := firstLine(head)
 	if n == 0 {
 		return FormatCSV, "empty input"
+	}
+	if pairs && isPairLine(line) {
+		return FormatPairs, fmt.Sprintf("two fields (user, item; no rating) on line %d", n)
 	}
 	if !genericOnly {
 		base := filepath.Base(name)
@@ -165,6 +190,23 @@ func detect(name string, head []byte, genericOnly bool) (Format, string) {
 		return FormatCSV, fmt.Sprintf("comma-separated line %d", n)
 	}
 	return FormatCSV, fmt.Sprintf("no tab or comma on line %d", n)
+}
+
+// isPairLine reports whether line has the layout of a pairs file: one
+// tab and no comma, or one comma and no tab, and no semicolon (a
+// semicolon-separated file of ratings is not a pair of IDs).
+func isPairLine(line []byte) bool {
+	tabs, commas := bytes.Count(line, []byte{'\t'}), bytes.Count(line, []byte{','})
+	return tabs+commas == 1 && bytes.IndexByte(line, ';') < 0
+}
+
+// pairsSep returns the separator of a pairs file whose first bytes are
+// head: a tab if its first non-blank line has one, else a comma.
+func pairsSep(head []byte) byte {
+	if line, _ := firstLine(head); bytes.IndexByte(line, '\t') >= 0 {
+		return '\t'
+	}
+	return ','
 }
 
 // isSweetRSHeader reports whether line is SweetRS's header, quoted or not.

@@ -19,7 +19,7 @@ import (
 //	go test ./ratings -run '^$' -fuzz '^FuzzReadGeneric$' -fuzztime 1000000x -parallel 1
 //
 // FuzzReadGeneric (csv and tsv with Options), FuzzReadAuto (detection and
-// the known formats), FuzzBuild, FuzzParseRating, FuzzParseRange,
+// the known formats), FuzzReadDeclaredPairs (implicit feedback), FuzzBuild, FuzzParseRating, FuzzParseRange,
 // FuzzParseColumns, FuzzParseNames. Seed corpora are in testdata/fuzz.
 
 // checkErr checks an error from Read: a *ParseError names the input and a
@@ -126,6 +126,8 @@ func FuzzReadAuto(f *testing.F) {
 	f.Add([]byte("\xef\xbb\xbfuser,item,rating\n\"a, b\",x,5\n"), "r.csv")
 	f.Add([]byte("a\tb\t2\n"), "r.tsv")
 	f.Add([]byte(""), "empty")
+	f.Add([]byte("user,item\nu1,i1\nu1,i1\n"), "clicks.csv")
+	f.Add([]byte("u1\ti1\r\nu2\ti1\n"), "plays.test")
 	f.Fuzz(func(t *testing.T, data []byte, name string) {
 		d, err := Read(bytes.NewReader(data), name, Options{})
 		if name == "" {
@@ -148,6 +150,41 @@ func FuzzReadAuto(f *testing.F) {
 			t.Fatalf("auto and explicit %v differ", d.Format)
 		}
 		checkSelfTest(t, d, data, Options{})
+	})
+}
+
+// FuzzReadDeclaredPairs reads implicit feedback declared as pairs, with
+// every header option and duplicates policy: a kept file is Implicit,
+// every value 1, and reads the same as a test set of itself.
+func FuzzReadDeclaredPairs(f *testing.F) {
+	f.Add([]byte("user,item\nu1,i1\nu1,i2\nu1,i1\n"), uint8(0))
+	f.Add([]byte("a\tb\nc\td\n"), uint8(2))
+	f.Add([]byte("\"a,b\",c\n\"x\ny\",z\n"), uint8(1))
+	f.Add([]byte("a\tb\tc\n"), uint8(0))
+	f.Add([]byte("a,b\na,b\n"), uint8(4))
+	f.Fuzz(func(t *testing.T, data []byte, flags uint8) {
+		opts := Options{Format: FormatPairs, Header: Header(flags % 3)}
+		if flags&4 != 0 {
+			opts.Duplicates = DuplicatesError
+		}
+		d, err := Read(bytes.NewReader(data), "pairs.txt", opts)
+		if err != nil {
+			checkErr(t, err, "pairs.txt", data)
+			return
+		}
+		if err := verifyDataset(d); err != nil {
+			t.Fatal(err)
+		}
+		checkIDs(t, d)
+		if !d.Implicit || d.Format != FormatPairs || d.Min != 0 || d.Max != 1 {
+			t.Fatalf("format %v, implicit %v, range %v–%v", d.Format, d.Implicit, d.Min, d.Max)
+		}
+		for _, tr := range d.Ratings.Triples() {
+			if tr.Value != 1 {
+				t.Fatalf("value %v, want 1", tr.Value)
+			}
+		}
+		checkSelfTest(t, d, data, opts)
 	})
 }
 

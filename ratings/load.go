@@ -89,6 +89,11 @@ type Dataset struct {
 	FormatReason string
 	// Stats counts what the loader read, kept and dropped.
 	Stats Stats
+	// Implicit says that the file held implicit feedback, (user, item)
+	// pairs without ratings (FormatPairs): every value is 1, and a
+	// repeated pair was counted once (Stats.Merged). A model trained on
+	// it ranks; it cannot predict ratings.
+	Implicit bool
 }
 
 // Stats counts what a loader did with the lines of a file. The counts
@@ -273,12 +278,15 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	if name == "" {
 		name = "<input>"
 	}
-	if opts.Format < FormatAuto || opts.Format > FormatTSV {
+	if opts.Format < FormatAuto || opts.Format > FormatPairs {
 		return nil, fmt.Errorf("ratings: %s: unknown format %d", name, int(opts.Format))
 	}
 	genericOpts := opts.Columns != "" || opts.Header != HeaderAuto
-	if genericOpts && opts.Format != FormatAuto && !opts.Format.generic() {
-		return nil, fmt.Errorf("ratings: %s: Columns and Header apply only to csv and tsv, not %s", name, opts.Format)
+	if genericOpts && opts.Format != FormatAuto && !opts.Format.generic() && !(opts.Format == FormatPairs && opts.Columns == "") {
+		if opts.Format == FormatPairs {
+			return nil, fmt.Errorf("ratings: %s: Columns apply only to csv and tsv, not pairs (always user, item)", name)
+		}
+		return nil, fmt.Errorf("ratings: %s: Columns and Header apply only to csv and tsv (Header also to pairs), not %s", name, opts.Format)
 	}
 	if opts.Header < HeaderAuto || opts.Header > HeaderNo {
 		return nil, fmt.Errorf("ratings: %s: unknown header option %d", name, int(opts.Header))
@@ -322,7 +330,7 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	}
 	format, reason := opts.Format, "requested"
 	if format == FormatAuto {
-		format, reason = detect(name, head, genericOpts)
+		format, reason = detect(name, head, genericOpts, opts.Columns == "")
 		if n, cut := firstLineCut(head); cut && len(head) == br.Size() && strings.HasPrefix(reason, "no tab or comma") {
 			return nil, &ParseError{File: name, Line: n, Err: fmt.Errorf(
 				"%w: line longer than %d bytes without a tab or comma (the format is detected from the first %d bytes): a first field longer than that, where IDs are at most %d bytes; to skip a long first column, give the format (Options.Format; dpmc: --format)",
@@ -359,11 +367,13 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 	case FormatMLDat, FormatMLCSV:
 		l.step = 0.5
 	}
-	if ranged {
+	if ranged && format != FormatPairs { // pairs hold no rating: always 0–1
 		l.min, l.max = opts.Min, opts.Max
 	}
-	if format == FormatSweetRS {
-		l.dropZero = true
+	if format == FormatSweetRS || format == FormatPairs {
+		// SweetRS: 0 = not rated; both: a repeated pair is averaged,
+		// which for pairs (every value 1) counts it once.
+		l.dropZero = format == FormatSweetRS
 		if l.dup == DuplicatesDefault {
 			l.dup = DuplicatesAverage
 		}
@@ -393,6 +403,13 @@ func read(r io.Reader, name string, opts Options, train *Dataset, cfg readConfig
 		err = l.readCSV(newGuard(br, name, true), columns{item: 0, user: 1, rating: 2, n: 3}, []string{"product", "user", "value"}, HeaderYes)
 	case FormatCSV:
 		err = l.readCSV(newGuard(br, name, true), cols, nil, opts.Header)
+	case FormatPairs:
+		pc := columns{user: 0, item: 1, rating: -1, n: 2, pairs: true}
+		if pairsSep(head) == '\t' {
+			err = l.readLines(newGuard(br, name, false), bufSize, &lineFormat{sep: []byte{'\t'}, cols: pc, mode: opts.Header})
+		} else {
+			err = l.readCSV(newGuard(br, name, true), pc, nil, opts.Header)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -776,8 +793,12 @@ func keepRecord[T ~string | ~[]byte](l *loader, line int, user, item T, v float6
 }
 
 // appendRecord appends the rating v of user u for item i, read from line
-// line.
+// line; a record without a rating (NaN: a pair of FormatPairs) is stored
+// as 1.
 func (l *loader) appendRecord(line int, u, i int32, v float64) {
+	if v != v {
+		v = 1
+	}
 	if n := len(l.us); n == cap(l.us) && n >= maxPrealloc && l.expect > n {
 		l.grow(l.expect)
 	}
@@ -893,14 +914,15 @@ func (l *loader) noRatings() error {
 // dataset returns the Dataset of the matrix built.
 func (l *loader) dataset(mat *Matrix) *Dataset {
 	return &Dataset{
-		Ratings: mat,
-		Users:   l.users,
-		Items:   l.items,
-		Min:     l.min,
-		Max:     l.max,
-		Source:  l.file,
-		Format:  l.format,
-		Stats:   l.stats,
+		Ratings:  mat,
+		Users:    l.users,
+		Items:    l.items,
+		Min:      l.min,
+		Max:      l.max,
+		Source:   l.file,
+		Format:   l.format,
+		Stats:    l.stats,
+		Implicit: l.format.Implicit(),
 	}
 }
 

@@ -260,7 +260,7 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		head := []byte(strings.TrimPrefix(tt.data, "\xef\xbb\xbf"))
-		f, reason := detect(tt.name, head, false)
+		f, reason := detect(tt.name, head, false, true)
 		if f != tt.format || reason != tt.reason {
 			t.Errorf("detect(%q, %q) = %v, %q; want %v, %q", tt.name, tt.data, f, reason, tt.format, tt.reason)
 		}

@@ -85,7 +85,7 @@ func Scan(ctx context.Context, r io.Reader, name string, opts Options, fn func(R
 	info := ScanInfo{Format: d.Format, FormatReason: d.FormatReason, Min: d.Min, Max: d.Max, Duplicates: opts.Duplicates, Rated: !math.IsNaN(first.Rating), Stats: d.Stats}
 	if info.Duplicates == DuplicatesDefault {
 		info.Duplicates = DuplicatesError
-		if d.Format == FormatSweetRS {
+		if d.Format == FormatSweetRS || d.Format == FormatPairs {
 			info.Duplicates = DuplicatesAverage
 		}
 	}

@@ -38,11 +38,11 @@ func TestScan(t *testing.T) {
 		{"ml100k", "1\t2\t3\t881250949\n", Options{Format: FormatML100k},
 			[]Record{{"1", "2", 3, 1}}, FormatML100k, DuplicatesError, ""},
 		{"pairs tsv, default columns", "user\titem\n1\t2\n3\t4\n", Options{},
-			[]Record{{"1", "2", nan, 2}, {"3", "4", nan, 3}}, FormatTSV, DuplicatesError, ""},
+			[]Record{{"1", "2", nan, 2}, {"3", "4", nan, 3}}, FormatPairs, DuplicatesAverage, ""},
 		{"pairs, named columns", "x,9,1\ny,8,2\n", Options{Columns: "_,item,user"},
 			[]Record{{"1", "9", nan, 1}, {"2", "8", nan, 2}}, FormatCSV, DuplicatesError, ""},
 		{"pairs, header not a user name", "alice,apple\n", Options{},
-			[]Record{{"alice", "apple", nan, 1}}, FormatCSV, DuplicatesError, ""},
+			[]Record{{"alice", "apple", nan, 1}}, FormatPairs, DuplicatesAverage, ""},
 		{"duplicates left to the caller", "1,2,3\n1,2,4\n", Options{},
 			[]Record{{"1", "2", 3, 1}, {"1", "2", 4, 2}}, FormatCSV, DuplicatesError, ""},
 		{"rating out of range", "1,2,9\n", Options{}, nil, 0, 0, "x.csv:1: rating out of range: rating 9 outside [1, 5]"},
@@ -198,6 +198,11 @@ func FuzzScan(f *testing.F) {
 			checkErr(t, serr, name, []byte(s))
 		}
 		switch {
+		case rerr == nil && d.Implicit:
+			// pairs: Read keeps each pair once, as 1; Scan reads them without ratings
+			if serr != nil || rated || info.Format != FormatPairs || info.Stats.Records != d.Stats.Records {
+				t.Fatalf("pairs: Scan %v %+v, rated %v; Read %+v", serr, info, rated, d.Stats)
+			}
 		case rerr == nil:
 			if serr != nil {
 				t.Fatalf("Read kept the file, Scan: %v", serr)

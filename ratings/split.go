@@ -74,5 +74,6 @@ func (d *Dataset) withRatings(m *Matrix) *Dataset {
 		Source:       d.Source,
 		Format:       d.Format,
 		FormatReason: d.FormatReason,
+		Implicit:     d.Implicit,
 	}
 }

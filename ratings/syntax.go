@@ -259,6 +259,8 @@ type columns struct {
 	// bare (Scan's default pairs layout) also accepts a record of just
 	// two fields, user and item, without a rating.
 	bare bool
+	// pairs is FormatPairs' layout: user, item and nothing else.
+	pairs bool
 }
 
 // rated reports whether a record of n fields laid out as c has a rating.
@@ -322,6 +324,8 @@ func fieldsError[T ~string | ~[]byte](n int, field func(int) T, cols columns) er
 		return nil
 	case hasCR(n, field):
 		return fmt.Errorf("%w: %d fields, and a carriage return inside the line: the file seems to use CR-only (old Mac) line endings; convert them to \\n", ErrSyntax, n)
+	case cols.pairs:
+		return fmt.Errorf("%w: %d fields, want 2: a pairs file has user and item alone on each line (a file with ratings: format csv or tsv)", ErrSyntax, n)
 	case cols.bare && n < 2:
 		return fmt.Errorf("%w: %d field, want user,item or user,item,rating (fields are separated by commas or tabs)", ErrSyntax, n)
 	case n < cols.n:

@@ -164,6 +164,10 @@ type Ranking struct {
 	// Fallback is set when the budget went to the counts alone (too few
 	// users for the Gram; see RankingOptions.FallbackRatio).
 	Fallback bool
+	// Positive is the public positive threshold the model was trained
+	// with (Options.Positive; −Inf: implicit data, every pair a
+	// positive); for reports and model files.
+	Positive float64
 }
 
 // Head returns the number M of head items (rows of V).
@@ -202,6 +206,16 @@ const UnreleasedScore = -1.0
 // It allocates nothing when dst has room and k ≤ MaxComponents, and
 // panics if the arrays' lengths disagree.
 func RankScores(counts []float64, headRow []int32, v []float64, k int, w []float64, history []int32, dst []float64) []float64 {
+	return rankScores(counts, headRow, v, k, w, history, dst, true)
+}
+
+// RankScoresKeep is RankScores without step 4: the user's own history
+// items keep the score the order gives them (to rank them too).
+func RankScoresKeep(counts []float64, headRow []int32, v []float64, k int, w []float64, history []int32, dst []float64) []float64 {
+	return rankScores(counts, headRow, v, k, w, history, dst, false)
+}
+
+func rankScores(counts []float64, headRow []int32, v []float64, k int, w []float64, history []int32, dst []float64, exclude bool) []float64 {
 	n := len(counts)
 	if len(headRow) != n || len(w) != k || (k > 0 && len(v)%k != 0) {
 		panic("userdp: RankScores: inconsistent ranking arrays")
@@ -251,6 +265,9 @@ func RankScores(counts []float64, headRow []int32, v []float64, k int, w []float
 			}
 			dst[j] = 3 + math.Atan(s)/math.Pi
 		}
+	}
+	if !exclude {
+		return dst
 	}
 	for _, j := range history {
 		if j >= 0 && int(j) < n {

@@ -38,6 +38,21 @@ type ReleaseSummary struct {
 	Mu    float64 `json:"mu"`
 	// HeadItems is the number of items with a nonzero factor.
 	HeadItems int `json:"head_items"`
+	// Ranking describes the ranking part of the ranking objective (nil
+	// for the rating objective).
+	Ranking *RankingRelease `json:"ranking,omitempty"`
+}
+
+// RankingRelease describes a released Ranking.
+type RankingRelease struct {
+	// HeadItems is M, Components k (0: noisy popularity alone).
+	HeadItems  int `json:"head_items"`
+	Components int `json:"components"`
+	// Fallback: the whole budget went to the counts (RankingOptions.FallbackRatio).
+	Fallback bool `json:"fallback"`
+	// Positive is the public threshold, nil for implicit data (every
+	// pair a positive).
+	Positive *float64 `json:"positive"`
 }
 
 // EvaluationSummary holds exact, non-private figures.
@@ -58,15 +73,70 @@ type EvaluationSummary struct {
 	// Test holds the error and ranking metrics on the test set (nil
 	// without one).
 	Test *metrics.Result `json:"test_metrics,omitempty"`
+	// RankNDCG and RankRecall are a ranking model's test metrics at k = 10
+	// and k = 20 (NDCG@10, recall@20), and PopNDCG and PopRecall those of
+	// the noisy popularity the same release holds (Ranking.Popularity);
+	// nil without a test set or for the rating objective.
+	RankNDCG   *metrics.Result `json:"test_ranking_at_10,omitempty"`
+	RankRecall *metrics.Result `json:"test_ranking_at_20,omitempty"`
+	PopNDCG    *metrics.Result `json:"test_noisy_popularity_at_10,omitempty"`
+	PopRecall  *metrics.Result `json:"test_noisy_popularity_at_20,omitempty"`
+}
+
+// summarizeRanking is Summarize for the ranking objective: no rating
+// errors; NDCG@10 and recall@20 of the users' rankings (and of the noisy
+// popularity) on test, relevant = a test rating ≥ Positive (every test
+// pair of implicit data).
+func summarizeRanking(s *Summary, res *Result, opts Options, train, test *ratings.Dataset) {
+	rk := res.Ranking
+	rr := &RankingRelease{HeadItems: rk.Head(), Components: rk.K, Fallback: rk.Fallback}
+	if !math.IsInf(opts.Positive, -1) {
+		p := opts.Positive
+		rr.Positive = &p
+	}
+	s.Release.Ranking = rr
+	e := &s.Evaluation
+	e.TrainRMSE, e.TestRMSE, e.TestMAE = math.NaN(), math.NaN(), math.NaN()
+	if test == nil {
+		return
+	}
+	e.TestRatings = test.Ratings.Len()
+	thr := opts.Positive
+	if math.IsInf(thr, -1) {
+		thr = test.Min
+		if thr == 0 { // metrics reads 0 as its default, 4
+			thr = math.SmallestNonzeroFloat64
+		}
+	}
+	for _, c := range []struct {
+		r   *Ranking
+		dst []**metrics.Result
+	}{{rk, []**metrics.Result{&e.RankNDCG, &e.RankRecall}}, {rk.Popularity(), []**metrics.Result{&e.PopNDCG, &e.PopRecall}}} {
+		us := NewRankUsers(c.r, res.ItemIDs, train)
+		for q, k := range []int{10, 20} {
+			m := us.Evaluate(train.Ratings, test.Ratings, metrics.Options{K: k, Threshold: thr, Workers: opts.Workers})
+			*c.dst[q] = &m
+		}
+	}
 }
 
 // Summarize evaluates res on its training set and, if test is not nil, a
 // test set (same user and item indices), with every user's bias and
 // factor folded in from the user's training ratings, predictions clipped
-// to the rating range.
+// to the rating range. A ranking release (Result.Ranking) is evaluated by
+// NDCG@10 and recall@20 of every user's ranking from the user's training
+// history, beside the noisy popularity of the same release.
 func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data string, seconds float64) *Summary {
 	s := &Summary{Data: data, Options: opts, Privacy: res.Report}
 	s.Release = ReleaseSummary{Items: len(res.ItemIDs), Rank: res.Rank, Mu: res.Mu}
+	if res.Ranking != nil {
+		e := &s.Evaluation
+		e.Data, e.Seconds = data, seconds
+		e.Users, e.Items, e.TrainRatings = train.Ratings.Rows(), train.Ratings.Cols(), train.Ratings.Len()
+		e.DroppedOutsideCatalogue = res.Evaluation.DroppedOutsideCatalogue
+		summarizeRanking(s, res, opts, train, test)
+		return s
+	}
 	for j := range res.ItemIDs {
 		for k := range res.Rank {
 			if res.V[j*res.Rank+k] != 0 {
@@ -131,6 +201,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if o.NoNoise {
 		mode = "NON-PRIVATE baseline (--mechanism none)"
 	}
+	if rr := s.Release.Ranking; rr != nil {
+		return s.writeRankingText(w, &b, mode, rr)
+	}
 	if s.Release.Rank == 0 {
 		fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user (biases only)\n", mode)
 	} else {
@@ -160,6 +233,45 @@ func (s *Summary) WriteText(w io.Writer) error {
 			t.K, f(t.Precision), t.K, f(t.Recall), t.K, f(t.NDCG), t.K, f(t.MAP), t.Users, t.Threshold)
 	}
 	fmt.Fprintf(&b, "            time %.2f s\n", e.Seconds)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeRankingText is WriteText for a ranking release.
+func (s *Summary) writeRankingText(w io.Writer, b *strings.Builder, mode string, rr *RankingRelease) error {
+	pos := "every pair (implicit data)"
+	if rr.Positive != nil {
+		pos = fmt.Sprintf("a rating ≥ %g", *rr.Positive)
+	}
+	fmt.Fprintf(b, "model:      %s top-k ranking (--objective ranking): positives = %s; head Gram eigenvectors + noisy popularity; no rating part\n", mode, pos)
+	switch {
+	case rr.Fallback:
+		fmt.Fprintf(b, "released:   %d items; ranking: noisy popularity only (fallback: too few users for the Gram at this ε), M = 0, k = 0\n", s.Release.Items)
+	default:
+		fmt.Fprintf(b, "released:   %d items; ranking: M = %d head items, k = %d components (fallback: no)\n", s.Release.Items, rr.HeadItems, rr.Components)
+	}
+	if err := s.Privacy.WriteText(b); err != nil {
+		return err
+	}
+	e := s.Evaluation
+	fmt.Fprintf(b, "evaluation (evaluation only, NOT released, NOT private — exact figures of the raw data):\n")
+	fmt.Fprintf(b, "            data: %s\n", e.Data)
+	if e.DroppedOutsideCatalogue > 0 {
+		fmt.Fprintf(b, "            %d training ratings of items outside the catalogue were dropped\n", e.DroppedOutsideCatalogue)
+	}
+	f := func(x float64) string {
+		if math.IsNaN(x) {
+			return "—"
+		}
+		return fmt.Sprintf("%.4f", x)
+	}
+	if e.RankNDCG != nil {
+		fmt.Fprintf(b, "            ranking: NDCG@10 %s, recall@20 %s over %d test users with a relevant test item; noisy popularity of the same release: NDCG@10 %s, recall@20 %s (each user ranked from the user's own training history; every item the user did not rate in training is a candidate; package metrics)\n",
+			f(e.RankNDCG.NDCG), f(e.RankRecall.Recall), e.RankNDCG.Users, f(e.PopNDCG.NDCG), f(e.PopRecall.Recall))
+	} else {
+		fmt.Fprintf(b, "            no test set (--test or --test-fraction): no ranking metrics\n")
+	}
+	fmt.Fprintf(b, "            time %.2f s\n", e.Seconds)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -64,7 +64,7 @@ func trainRanking(ctx context.Context, t *trainer, d *ratings.Dataset) (*Result,
 	for j, c := range model {
 		res.ItemIDs[j] = t.candIDs[c]
 	}
-	rk := &Ranking{Counts: mcounts, HeadRow: make([]int32, len(model)), Fallback: t.rank.fallback}
+	rk := &Ranking{Counts: mcounts, HeadRow: make([]int32, len(model)), Fallback: t.rank.fallback, Positive: o.Positive}
 	res.Ranking = rk
 	for j := range rk.HeadRow {
 		rk.HeadRow[j] = -1

@@ -60,6 +60,7 @@ type trainAuditFlags struct {
 	runs           int
 	workers        int
 	start          string
+	objective      string
 }
 
 // mechanismOnlyFlags and trainOnlyFlags name the flags of each mode of
@@ -144,6 +145,9 @@ bound stays exact.
                    is [v_j, b_j, noisy count], all 6 items being a public
                    catalogue. The verdict is against the accountant's total
                    (ε, δ) for these options (of an unseeded run).
+                   --objective ranking audits the ranking model instead
+                   (positives: ratings ≥ 4): each item's row is [noisy
+                   positive count, row j of V·diag(w)·Vᵀ] (sign-free).
   --privacy paper  the paper's algorithms: --algo, --rank, --lambda, --iters
                    (and --irls-iters, --irls-threshold), noise by --variance
                    or --mechanism with --sigma/--scale/--alpha. The Gram
@@ -167,6 +171,7 @@ bound stays exact.
   dpmc audit --mechanism laplace --dims 4 --bits
   dpmc audit --sampler float --mechanism gaussian --sigma 49 --at 1000
   dpmc audit --train --privacy user --epsilon 1 --delta 1e-6
+  dpmc audit --train --objective ranking --epsilon 1 --runs 300
   dpmc audit --train --epsilon 2 --rank 2 --seed 1 --output-format json
   dpmc audit --train --privacy paper --algo irls --mechanism laplace --scale 1
   dpmc audit --train --privacy paper --variance 0.01`,
@@ -215,6 +220,7 @@ bound stays exact.
 	f.IntVar(&t.maxUserRatings, "max-user-ratings", 1000, "--train user: ratings k a user contributes to any release, ≥ 1")
 	f.Float64Var(&t.clipNorm, "clip-norm", 1, "--train user: ℓ2 norm C user factors are clipped to in item steps, > 0")
 	f.Float64Var(&t.epsilon, "epsilon", 1, "--train user: total ε the pipeline's noise is calibrated to (default: 1)")
+	f.StringVar(&t.objective, "objective", "rating", "--train user: the objective audited: rating (the rating model) or ranking (the ranking model of dpmc train --objective ranking: noisy positive counts and the noisy Gram's eigenvectors; each item's row is [noisy count, row of V·diag(w)·Vᵀ])")
 	f.Float64Var(&t.delta, "delta", 1e-6, "--train: total δ of the calibration and the accountant (paper: of the paper's figures), in (0, 1)")
 	f.Float64Var(&t.variance, "variance", 1, "--train paper: noise variance per coordinate, in squared rating units, as in dpmc train")
 	f.IntVar(&t.runs, "runs", audit.DefaultTrainRuns, "--train: audited training runs per neighbour, in [100, 1e7] (20 % more choose the statistic)")
@@ -448,7 +454,9 @@ func paperAuditOnlyFlags() []string {
 	return []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "start"}
 }
 
-func userAuditOnlyFlags() []string { return []string{"epsilon", "max-user-ratings", "clip-norm"} }
+func userAuditOnlyFlags() []string {
+	return []string{"epsilon", "max-user-ratings", "clip-norm", "objective"}
+}
 
 // setupUserAudit configures an audit of the userdp pipeline, with the
 // options dpmc train --privacy user would use on the built-in data's
@@ -463,6 +471,17 @@ func setupUserAudit(cmd *cobra.Command, fl *auditFlags, root uint64, seeded bool
 	}
 	if fl.noise.name != "gaussian" {
 		return nil, fmt.Errorf("--mechanism %s: --privacy user uses Gaussian noise (the userdp pipeline); Laplace and Huber are for --privacy paper", fl.noise.name)
+	}
+	objective, err := userdp.ParseObjective(t.objective)
+	if err != nil {
+		return nil, fmt.Errorf("--objective: %w", err)
+	}
+	if objective == userdp.ObjectiveRanking {
+		for _, name := range []string{"rank", "iters", "clip-norm"} {
+			if changed(name) {
+				return nil, fmt.Errorf("--%s applies to the rating objective, not to --objective ranking", name)
+			}
+		}
 	}
 	for _, c := range []error{
 		check.Positive("--epsilon", t.epsilon),
@@ -492,6 +511,7 @@ func setupUserAudit(cmd *cobra.Command, fl *auditFlags, root uint64, seeded bool
 	if err != nil {
 		return nil, err
 	}
+	o.Objective = objective
 	setup, err := audit.NewUserTrainSetup(cmd.Context(), o, root, seeded)
 	if err != nil {
 		return nil, fmt.Errorf("--epsilon %g, --delta %g: %w", t.epsilon, t.delta, err)

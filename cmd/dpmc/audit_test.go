@@ -492,3 +492,22 @@ func TestAuditTrainBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// dpmc audit --train --objective ranking audits the ranking model: the
+// accountant's claim passes, a false claim is flagged (exit status 1).
+func TestAuditTrainRanking(t *testing.T) {
+	if raceEnabled {
+		t.Skip("statistical: runs without -race")
+	}
+	out, stderr, code := dpmc(t, "audit", "--train", "--objective", "ranking", "--epsilon", "1", "--runs", "300", "--seed", "3")
+	if code != 0 || !strings.Contains(out, "ranking objective") || !strings.Contains(out, "PASS") {
+		t.Errorf("true claim: exit %d\n%s\n%s", code, out, stderr)
+	}
+	out, _, code = dpmc(t, "audit", "--train", "--objective", "ranking", "--epsilon", "100", "--claim-epsilon", "0.5", "--runs", "300", "--seed", "3")
+	if code == 0 || !strings.Contains(out, "VIOLATION") {
+		t.Errorf("false claim: exit %d\n%s", code, out)
+	}
+	if _, stderr, code := dpmc(t, "audit", "--train", "--objective", "ranking", "--rank", "2"); code == 0 || !strings.Contains(stderr, "--rank") {
+		t.Errorf("--rank with ranking: exit %d, %s", code, stderr)
+	}
+}

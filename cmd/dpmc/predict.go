@@ -36,7 +36,7 @@ type fileFlags struct{ format, columns, header string }
 // --PREFIXheader, for the file named by flag file.
 func (f *fileFlags) register(cmd *cobra.Command, prefix, file, columnsHelp string) {
 	fs := cmd.Flags()
-	fs.StringVar(&f.format, prefix+"format", "auto", "format of --"+file+", as dpmc train reads --data: auto, ml100k, mldat, mlcsv, sweetrs, csv, tsv")
+	fs.StringVar(&f.format, prefix+"format", "auto", "format of --"+file+", as dpmc train reads --data: auto, ml100k, mldat, mlcsv, sweetrs, csv, tsv, pairs")
 	fs.StringVar(&f.columns, prefix+"columns", "", columnsHelp)
 	fs.StringVar(&f.header, prefix+"header", "auto", "whether a csv/tsv --"+file+" starts with a header line: auto, yes, no")
 }
@@ -88,6 +88,9 @@ train computes them for its test set when --history is the training file
 each user's candidates those not in the user's history; relevant items the
 model does not hold count as missed).
 
+A ranking model (dpmc train --objective ranking) has no rating part: predict
+refuses it; dpmc recommend ranks with it.
+
 Interrupted (SIGINT, SIGTERM, SIGHUP), predict stops and writes no output file.`,
 		Example: `  dpmc predict --model model.dpmc --pairs pairs.tsv
   dpmc predict --model model.dpmc --pairs u1.test --history u1.base --clip`,
@@ -132,6 +135,9 @@ func runPredict(cmd *cobra.Command, fl *predictFlags) error {
 	m, err := model.Load(fl.model)
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
+	}
+	if !m.HasRatings() {
+		return fmt.Errorf("--model %s is a ranking model (dpmc train --objective ranking): it has no rating part, so predict has no rating to give; rank items for a user with dpmc recommend --model %s --history FILE", fl.model, fl.model)
 	}
 	popts, err := fl.pairsFile.options("", m)
 	if err != nil {
@@ -206,9 +212,12 @@ func loadHistories(ctx context.Context, path string, ff *fileFlags, m *model.Mod
 	if err != nil {
 		return model.Histories{}, err
 	}
-	h, _, err := model.LoadHistories(ctx, path, opts)
+	h, info, err := model.LoadHistories(ctx, path, opts)
 	if err != nil {
 		return model.Histories{}, fmt.Errorf("--history: %w", err)
+	}
+	if !info.Rated && m.HasRatings() && m.Kind == model.UserLevel {
+		return model.Histories{}, fmt.Errorf("--history %s holds (user, item) pairs without ratings (implicit feedback): a rating model folds a user in from the user's ratings; give rated history, or use a ranking model (dpmc train --objective ranking)", path)
 	}
 	return h, nil
 }

@@ -43,17 +43,25 @@ Ratings outside the model's rating range are refused; a pair rated twice is an
 error, except in a SweetRS file, whose repeated pairs are averaged as train
 averages them. The user's bias and factor are
 computed here from the released model and those ratings; the ratings never
-leave this command.`,
+leave this command.
+
+A ranking model (dpmc train --objective ranking) ranks with its ranking part:
+the user's own items from --history (rated or not: a pairs file of
+user<TAB>item or user,item lines works; ratings are ignored) pick the head
+items that co-occur with them, then come the other items by noisy
+popularity; the user's own items are left out. Its scores order the items
+and are not ratings. Nothing about the user leaves this command.`,
 		Example: `  dpmc recommend --model paper.dpmc --user 17 -k 10
-  dpmc recommend --model private.dpmc --history my-ratings.tsv -k 10 --output-format json`,
+  dpmc recommend --model private.dpmc --history my-ratings.tsv -k 10 --output-format json
+  dpmc recommend --model ranking.dpmc --history my-clicks.tsv -k 10`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRecommend(cmd, &fl) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&fl.model, "model", "", "model file written by dpmc train --save (required)")
 	f.StringVar(&fl.user, "user", "", "user ID (a paper model's user; with --history, which of its users)")
-	f.StringVar(&fl.history, "history", "", "the user's own ratings (a ratings file, read like --data of dpmc train): required for a user-level model")
-	fl.historyFile.register(cmd, "history-", "history", `columns of a csv/tsv --history (must include rating), e.g. user,item,rating,_`)
+	f.StringVar(&fl.history, "history", "", "the user's own ratings (a ratings file, read like --data of dpmc train; for a ranking model also a pairs file without ratings): required for a user-level model")
+	fl.historyFile.register(cmd, "history-", "history", `columns of a csv/tsv --history (must include rating; a pairs file needs none), e.g. user,item,rating,_`)
 	f.IntVarP(&fl.k, "k", "k", 10, "number of items to recommend")
 	f.BoolVar(&fl.includeRated, "include-rated", false, "keep the --history items among the candidates")
 	registerOutputFormat(cmd, &fl.json, `text (lines), or json: {"recommendations": [{"item": ID, "score": s}, ...], ...}`)

@@ -29,11 +29,12 @@ func helpExamples(t *testing.T, example string) [][]string {
 
 // writeExampleData writes small files named as the examples name them:
 // u1.base and u1.test (MovieLens 100k format, disjoint (user, item)
-// pairs) and ratings-final.csv (SweetRS), from a fixed seed.
+// pairs), ratings-final.csv (SweetRS) and clicks.tsv (implicit feedback:
+// the pairs of u1.base without ratings), from a fixed seed.
 func writeExampleData(t *testing.T, dir string) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(5, 6))
-	var base, test, sweet strings.Builder
+	var base, test, sweet, clicks strings.Builder
 	sweet.WriteString(`"product","user","value"` + "\n")
 	for u := 1; u <= 120; u++ {
 		for i := 1; i <= 60; i++ {
@@ -47,10 +48,11 @@ func writeExampleData(t *testing.T, dir string) {
 				w = &test
 			}
 			fmt.Fprintf(w, "%d\t%d\t%d\t881250949\n", u, i, v)
+			fmt.Fprintf(&clicks, "%d\t%d\n", u, i)
 			fmt.Fprintf(&sweet, "\"sweet %d\",%d,%d\n", i, u, v)
 		}
 	}
-	for name, text := range map[string]string{"u1.base": base.String(), "u1.test": test.String(), "ratings-final.csv": sweet.String()} {
+	for name, text := range map[string]string{"u1.base": base.String(), "u1.test": test.String(), "ratings-final.csv": sweet.String(), "clicks.tsv": clicks.String()} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -28,6 +28,8 @@ type userTrainFlags struct {
 	weights   string
 	sampler   string
 	share     float64
+	objective string
+	positive  float64
 }
 
 // register adds the user-mode flags to cmd.
@@ -41,10 +43,34 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 	f.StringVar(&u.weights, "weights", "adaptive", "--privacy user: factor-step weights within each user: adaptive (∝ n̂^(−½)) or uniform")
 	f.StringVar(&u.sampler, "sampler", "", "noise sampler: discrete (exact discrete noise on a grid; the only safe choice) or float (math/rand/v2 floating-point noise, whose values lie on lattices: NOT private; --privacy user allows it only with --seed). Default: discrete, except float for a seeded --privacy paper run (reproducing the paper's experiments)")
 	f.Float64Var(&u.share, "factor-share", 0, "--privacy user with an explicit --rank: share of the budget (of μ²) for the factors (default 0.4)")
+	f.StringVar(&u.objective, "objective", "rating", "--privacy user: what the model is for: rating (predict ratings) or ranking (a top-k ranking model: noisy popularity and the eigenvectors of a noisy co-occurrence Gram; recommend ranks with it, predict refuses it). Implicit data (a pairs file) trains ranking. --objective ranking implies --privacy user")
+	f.Float64Var(&u.positive, "positive", 0, "--objective ranking: the public threshold, a rating ≥ it is a positive (default: min + 0.75·(max − min) of the rating range, 4 on 1–5); refused with implicit data, where every pair is a positive")
+}
+
+// ratingOnly are the --privacy user flags that the ranking objective
+// refuses: it sets its own head items and components.
+var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "center", "clip-norm", "weights", "save-users"}
+
+// checkObjective refuses the flags that do not apply to the objective o
+// (why says how it was chosen).
+func checkObjective(cmd *cobra.Command, o userdp.Objective, why string) error {
+	changed := cmd.Flags().Changed
+	if o == userdp.ObjectiveRanking {
+		for _, name := range ratingOnly {
+			if changed(name) {
+				return fmt.Errorf("--%s applies to the rating objective, not to the ranking model (%s), which sets its own head items and components", name, why)
+			}
+		}
+		return nil
+	}
+	if changed("positive") {
+		return fmt.Errorf("--positive applies to --objective ranking")
+	}
+	return nil
 }
 
 // userModeOnly are flags that --privacy paper must refuse.
-var userModeOnly = []string{"items", "head-items", "weights", "factor-share", "save-users"}
+var userModeOnly = []string{"items", "head-items", "weights", "factor-share", "save-users", "objective", "positive"}
 
 // paperModeOnly are the paper-mode flags that --privacy user refuses.
 var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init", "lambda-scale"}
@@ -53,8 +79,12 @@ var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lam
 // any data is read; options turns it into userdp options once the rating
 // range is known.
 type userPlan struct {
-	eps   float64
-	items []string
+	eps       float64
+	items     []string
+	objective userdp.Objective
+	// implicit says that the training data is implicit feedback (pairs):
+	// the ranking objective, every pair a positive.
+	implicit bool
 }
 
 // checkUserFlags checks every --privacy user flag that does not depend on
@@ -67,6 +97,19 @@ func checkUserFlags(cmd *cobra.Command, fl *trainFlags) (*userPlan, error) {
 		}
 	}
 	p := &userPlan{eps: fl.epsilon}
+	var err error
+	if p.objective, err = userdp.ParseObjective(fl.user.objective); err != nil {
+		return nil, fmt.Errorf("--objective: %w", err)
+	}
+	if changed("positive") && !changed("objective") {
+		p.objective = userdp.ObjectiveRanking // a positive threshold asks for the ranking model
+	}
+	if err := checkObjective(cmd, p.objective, "--objective ranking"); err != nil {
+		return nil, err
+	}
+	if changed("positive") && (math.IsNaN(fl.user.positive) || math.IsInf(fl.user.positive, 0)) {
+		return nil, fmt.Errorf("--positive = %v, want a finite rating", fl.user.positive)
+	}
 	mech := fl.noise.name
 	if !changed("mechanism") {
 		mech = "gaussian" // the train command's default (huber) is paper mode's
@@ -161,6 +204,18 @@ func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64, r
 	_, seeded := fl.seed.rand(cmd)
 	o.Seeded, o.Seed = seeded, fl.seed.seed
 	o.Workers = fl.workers
+	switch {
+	case p.implicit:
+		o.Objective, o.Positive = userdp.ObjectiveRanking, math.Inf(-1)
+	case p.objective == userdp.ObjectiveRanking:
+		o.Objective = userdp.ObjectiveRanking
+		if changed("positive") {
+			if rangeKnown && (fl.user.positive < lo || fl.user.positive > hi) {
+				return o, fmt.Errorf("--positive = %v, want a rating in the rating range [%g, %g]", fl.user.positive, lo, hi)
+			}
+			o.Positive = fl.user.positive
+		}
+	}
 	// The library's checks (userdp.Options.Validate), in the flags' words.
 	if err := o.Validate(); err != nil {
 		var pe *userdp.ParamError
@@ -231,6 +286,20 @@ func runTrainUser(cmd *cobra.Command, fl *trainFlags) error {
 		describe = d.Describe
 	default:
 		return fmt.Errorf("--synthetic %q: want realistic (or leave it out)", fl.user.synthetic)
+	}
+	if train.Implicit {
+		// (user, item) pairs without ratings: a ranking model, every pair
+		// a positive.
+		switch {
+		case cmd.Flags().Changed("objective") && plan.objective == userdp.ObjectiveRating:
+			return fmt.Errorf("--data %s holds (user, item) pairs without ratings (implicit feedback): the rating objective needs ratings; train a ranking model (--objective ranking, the default for such data)", fl.data)
+		case cmd.Flags().Changed("positive"):
+			return fmt.Errorf("--positive does not apply to implicit data (--data %s holds pairs without ratings: every pair is a positive)", fl.data)
+		}
+		if err := checkObjective(cmd, userdp.ObjectiveRanking, "implicit data"); err != nil {
+			return err
+		}
+		plan.implicit = true
 	}
 	opts, err := plan.options(cmd, fl, train.Min, train.Max, true)
 	if err != nil {

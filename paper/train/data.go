@@ -98,7 +98,7 @@ func Load(f Files) (*Data, error) {
 	d := &Data{
 		Describe: fmt.Sprintf("%s (format %s: %s, ratings in [%g, %g]), %d users × %d items, %d training ratings",
 			train.Source, train.Format, train.FormatReason, train.Min, train.Max, train.Ratings.Rows(), train.Ratings.Cols(), train.Ratings.Len()),
-		Train: train.Ratings, Users: train.Users, Items: train.Items, Min: train.Min, Max: train.Max,
+		Train: train.Ratings, Users: train.Users, Items: train.Items, Min: train.Min, Max: train.Max, Implicit: train.Implicit,
 	}
 	if loaded.Zeros > 0 || loaded.Averaged > 0 {
 		d.Describe += fmt.Sprintf(" (file: %d 'not rated' zeros dropped, %d duplicate pairs averaged)", loaded.Zeros, loaded.Averaged)
@@ -143,9 +143,9 @@ func (d *Data) Datasets() (tr, te *ratings.Dataset) {
 	if items == nil {
 		items = ratings.NumberedIDs(d.Train.Cols(), 1)
 	}
-	tr = &ratings.Dataset{Ratings: d.Train, Users: users, Items: items, Min: d.Min, Max: d.Max}
+	tr = &ratings.Dataset{Ratings: d.Train, Users: users, Items: items, Min: d.Min, Max: d.Max, Implicit: d.Implicit}
 	if d.Test != nil {
-		te = &ratings.Dataset{Ratings: d.Test, Users: users, Items: items, Min: d.Min, Max: d.Max}
+		te = &ratings.Dataset{Ratings: d.Test, Users: users, Items: items, Min: d.Min, Max: d.Max, Implicit: d.Implicit}
 	}
 	return tr, te
 }

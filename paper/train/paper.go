@@ -30,6 +30,9 @@ type Data struct {
 	Users, Items *ratings.IDs
 	// Min and Max are the rating range.
 	Min, Max float64
+	// Implicit says that the data is implicit feedback (ratings.Dataset.
+	// Implicit: pairs without ratings, each stored as 1).
+	Implicit bool
 	// Problem is the synthetic truth (nil for real data): the run then
 	// reports the full RMSE against it; SyntheticSeed generated it.
 	Problem       *synthetic.Problem

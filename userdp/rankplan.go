@@ -45,7 +45,7 @@ func (p *Plan) planRanking(users float64) error {
 	ro := o.Ranking
 	r.Factors = "none (ranking objective)"
 	if o.NoNoise {
-		r.Ranking = fmt.Sprintf("ranking: the top %d eigenvectors of the exact positives Gram over the (at most %d) most popular items, no noise", ro.Components, ro.MaxHead)
+		r.Ranking = fmt.Sprintf("the top %d eigenvectors of the exact positives Gram over the (at most %d) most popular items, no noise", ro.Components, ro.MaxHead)
 		return nil
 	}
 	cs := ro.CountShare
@@ -77,7 +77,7 @@ func (p *Plan) planRanking(users float64) error {
 			return err
 		}
 		if r.Ranking == "" {
-			r.Ranking = fmt.Sprintf("ranking: the leading eigenvectors (at most %d, above the noise edge 2σ_G√M) of the noisy positives Gram over the M most popular released items; M from released users / σ_G", ro.Components)
+			r.Ranking = fmt.Sprintf("the leading eigenvectors (at most %d, above the noise edge 2σ_G√M) of the noisy positives Gram over the M most popular released items; M from released users / σ_G", ro.Components)
 		}
 	}
 	if o.Items == nil {

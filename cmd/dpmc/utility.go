@@ -44,8 +44,10 @@ pipeline (package userdp), over --repeats unseeded runs at every total ε of
            local user biases and the same pipeline without noise;
   ranking  NDCG@10 and recall@20 (package metrics' conventions), beside the
            non-private baselines popularity, EASE (--ease-lambda) and
-           PureSVD (k = 20), with the DP popularity of the default release
-           and the rating model ranking by predicted rating; under the given
+           PureSVD (k = 20) and the ranking pipeline without noise, with the
+           private ranking model (--objective ranking), the DP popularity of
+           its release and of the default rating release, and the rating
+           model ranking by predicted rating; under the given
            split and under held-out users (--heldout of the users absent
            from training, 80 % of each one's ratings given as history, 20 %
            scored; Liang et al. 2018).

@@ -135,7 +135,7 @@ func scaleRun(b *testing.B, x, test *ratings.Matrix, o Options, clip Clip, targe
 // -rmse (default 0.86), within 30 sweeps: sweeps and wall and CPU seconds
 // to it (0 if never), and the best test RMSE with its sweep. The sets:
 // MovieLens 100k u1.base/u1.test (λ = 0.1; skipped without the shared
-// files) and synthetic.DefaultRealistic(6040, 1), MovieLens 1M's shape,
+// files) and synthetic.LegacyRealistic(6040, 1) (the first realistic generator), MovieLens 1M's shape,
 // split 80/20 by ratings.Split at seed 1 (λ = 0.1).
 //
 //	go test ./solver -run '^$' -bench TimeToRMSE -benchtime 1x
@@ -147,7 +147,7 @@ func BenchmarkTimeToRMSE(b *testing.B) {
 	}{
 		{"ml100k", loadML100k},
 		{"realistic6040", func(tb testing.TB) (train, test *ratings.Matrix) {
-			d, err := synthetic.DefaultRealistic(6040, 1).Generate()
+			d, err := synthetic.LegacyRealistic(6040, 1).Generate()
 			if err != nil {
 				tb.Fatal(err)
 			}

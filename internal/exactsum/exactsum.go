@@ -190,13 +190,10 @@ func (s Sum) Float64(g Grid) (float64, error) {
 	if hi == 0 && lo < 1<<53 {
 		f = math.Ldexp(float64(lo), g.exp) // exact
 	} else {
-		n := 64 - bits.LeadingZeros64(lo) // the magnitude's bit length
-		if hi != 0 {
-			n = 128 - bits.LeadingZeros64(hi)
-		}
+		n := bitLen(hi, lo)
 		// Keep the top 53 bits, round half to even on the rest.
 		sh := uint(n - 53)
-		m, rem, half := shiftRight(hi, lo, sh)
+		_, m, rem, half := shiftRight(hi, lo, sh)
 		if rem > 0 || (rem == 0 && half && m&1 == 1) {
 			m++
 		}
@@ -208,20 +205,20 @@ func (s Sum) Float64(g Grid) (float64, error) {
 	return f, nil
 }
 
-// shiftRight returns the 128-bit (hi, lo) shifted right by sh ≥ 1 bits
-// (the result below 2⁶⁴), and how the dropped bits compare to half of
-// the last kept one: rem > 0 above half, rem == 0 && half exactly half,
-// rem < 0 below.
-func shiftRight(hi, lo uint64, sh uint) (m uint64, rem int, half bool) {
+// shiftRight returns the 128-bit (hi, lo) shifted right by sh in
+// [1, 127] bits, and how the dropped bits compare to half of the last
+// kept one: rem > 0 above half, rem == 0 && half exactly half, rem < 0
+// below.
+func shiftRight(hi, lo uint64, sh uint) (mHi, mLo uint64, rem int, half bool) {
 	var dropHi, dropLo uint64 // the dropped bits, as a 128-bit value
 	switch {
 	case sh < 64:
-		m = lo>>sh | hi<<(64-sh)
+		mHi, mLo = hi>>sh, lo>>sh|hi<<(64-sh)
 		dropLo = lo & (1<<sh - 1)
 	case sh == 64:
-		m, dropLo = hi, lo
+		mLo, dropLo = hi, lo
 	default:
-		m = hi >> (sh - 64)
+		mLo = hi >> (sh - 64)
 		dropHi, dropLo = hi&(1<<(sh-64)-1), lo
 	}
 	// half = 2^(sh−1) as a 128-bit value
@@ -233,54 +230,64 @@ func shiftRight(hi, lo uint64, sh uint) (m uint64, rem int, half bool) {
 	}
 	switch {
 	case dropHi > hHi || (dropHi == hHi && dropLo > hLo):
-		return m, 1, false
+		return mHi, mLo, 1, false
 	case dropHi == hHi && dropLo == hLo:
-		return m, 0, true
+		return mHi, mLo, 0, true
 	}
-	return m, -1, false
+	return mHi, mLo, -1, false
 }
 
-// Round returns s's value on grid g rounded to the grid 2^exp (exp ≥ g's
-// exponent; ties to even), as the integer q with value q·2^exp. It
-// returns an error if s is Bad, exp is below g's exponent, or |q| ≥ 2⁶².
-func (s Sum) Round(g Grid, exp int) (int64, error) {
+// RoundTo returns s's value on grid g rounded to the grid to (ties to
+// even), as a Sum on grid to: exact when to is finer than g. It returns
+// an error if s is Bad or the value leaves ±2¹²⁷ steps of to.
+func (s Sum) RoundTo(g, to Grid) (Sum, error) {
 	if s.Bad {
-		return 0, ErrBad
+		return Sum{}, ErrBad
 	}
-	sh := exp - g.exp
-	if sh < 0 {
-		return 0, fmt.Errorf("exactsum: rounding grid 2^%d finer than the sum's 2^%d", exp, g.exp)
-	}
+	sh := to.exp - g.exp
 	hi, lo, neg := s.abs()
-	var m uint64
-	if sh == 0 {
-		if hi != 0 {
-			return 0, errRange(exp)
+	switch {
+	case sh == 0:
+		return s, nil
+	case sh < 0: // a finer grid: shift left, exactly
+		if hi == 0 && lo == 0 {
+			return s, nil
 		}
-		m = lo
-	} else {
-		if sh < 128 && (sh >= 64 || hi>>uint(sh) == 0) {
-			var rem int
-			var half bool
-			m, rem, half = shiftRight(hi, lo, uint(sh))
-			if rem > 0 || (rem == 0 && half && m&1 == 1) {
-				m++
-			}
-		} else if sh >= 128 {
-			m = 0 // |value| < 2^128 units ≤ half a step of 2^(exp)
+		l := -sh
+		if bitLen(hi, lo)+l > 127 {
+			return Sum{}, errRange(to.exp)
+		}
+		if l >= 64 {
+			hi, lo = lo<<uint(l-64), 0
 		} else {
-			return 0, errRange(exp)
+			hi, lo = hi<<uint(l)|lo>>uint(64-l), lo<<uint(l)
 		}
+	case sh >= 128:
+		hi, lo = 0, 0 // |value| < 2¹²⁷ units, below half a step
+	default:
+		mHi, mLo, rem, half := shiftRight(hi, lo, uint(sh))
+		if rem > 0 || (rem == 0 && half && mLo&1 == 1) {
+			var c uint64
+			mLo, c = bits.Add64(mLo, 1, 0)
+			mHi += c
+		}
+		hi, lo = mHi, mLo
 	}
-	if m >= 1<<62 {
-		return 0, errRange(exp)
-	}
+	t := Sum{Hi: int64(hi), Lo: lo}
 	if neg {
-		return -int64(m), nil
+		t = t.neg()
 	}
-	return int64(m), nil
+	return t, nil
+}
+
+// bitLen returns the bit length of the 128-bit (hi, lo).
+func bitLen(hi, lo uint64) int {
+	if hi != 0 {
+		return 128 - bits.LeadingZeros64(hi)
+	}
+	return 64 - bits.LeadingZeros64(lo)
 }
 
 func errRange(exp int) error {
-	return fmt.Errorf("exactsum: the sum is 2^62 or more steps of the grid 2^%d", exp)
+	return fmt.Errorf("exactsum: the sum is 2^127 or more steps of the grid 2^%d", exp)
 }

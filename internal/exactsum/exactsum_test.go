@@ -134,8 +134,9 @@ func TestFloat64AndRound(t *testing.T) {
 		if err != nil || got != want {
 			t.Fatalf("%+v: Float64 %v, want %v (%v)", s, got, want, err)
 		}
-		exp := g.Exp() + r.IntN(70)
-		q, err := s.Round(g, exp)
+		exp := g.Exp() + r.IntN(150) - 20
+		to, _ := GridExp(exp)
+		q, err := s.RoundTo(g, to)
 		// the exact rounding: v / 2^exp rounded half to even
 		x := new(big.Float).SetPrec(4096).SetMantExp(v, -exp)
 		fl, _ := x.Int(nil) // toward zero
@@ -149,14 +150,16 @@ func TestFloat64AndRound(t *testing.T) {
 				fl.Sub(fl, big.NewInt(1))
 			}
 		}
-		if !fl.IsInt64() || math.Abs(float64(fl.Int64())) >= 1<<62 {
+		if fl.BitLen() > 127 {
 			if err == nil {
-				t.Fatalf("%+v to 2^%d: %d, want an error (beyond 2^62)", s, exp, q)
+				t.Fatalf("%+v to 2^%d: %+v, want an error (beyond 2^127)", s, exp, q)
 			}
 			continue
 		}
-		if err != nil || q != fl.Int64() {
-			t.Fatalf("%+v to 2^%d: %d (%v), want %d", s, exp, q, err, fl.Int64())
+		got128 := new(big.Int).SetInt64(q.Hi)
+		got128.Lsh(got128, 64).Add(got128, new(big.Int).SetUint64(q.Lo))
+		if err != nil || got128.Cmp(fl) != 0 {
+			t.Fatalf("%+v to 2^%d: %v (%v), want %v", s, exp, got128, err, fl)
 		}
 	}
 }

@@ -13,9 +13,9 @@ type workspace struct {
 	gram, rhs []float64 // r × r and r: a noisy Gram matrix and right-hand side
 	// gramSum and rhsSum are an item's exact sums (lower triangle).
 	gramSum, rhsSum []Sum
-	uc        []float64 // a clipped user factor
-	a, b, f   []float64 // (r+1) × (r+1), r+1, r+1: the fold-in system
-	chol, sol []float64 // r × r and r copies for shifted solves
+	uc              []float64 // a clipped user factor
+	a, b, f         []float64 // (r+1) × (r+1), r+1, r+1: the fold-in system
+	chol, sol       []float64 // r × r and r copies for shifted solves
 }
 
 func newWorkspace(r int) *workspace {

@@ -483,14 +483,21 @@ func (p *Plan) StartTerms(mu, beta float64, itemBias []float64, pos []int32, ite
 	return idx, z
 }
 
-// AccumulateStart adds z zᵀ (positions idx, from StartTerms) to the lower
-// triangle of the h × h exact matrix m, each entry's term z_a·z_b
-// truncated to the start's grid: any order and partition of the users
-// gives the same m.
-func (p *Plan) AccumulateStart(m []Sum, h int, idx []int32, z []float64) {
+// AccumulateStart adds z zᵀ (positions idx, from StartTerms) to the
+// exact second-moment matrix m, its lower triangle packed row by row
+// (entry (a, b), b ≤ a, at a(a+1)/2 + b: the layout does not depend on
+// the number of head items), each entry's term z_a·z_b truncated to the
+// start's grid: any order and partition of the users gives the same m.
+// It returns m, grown to hold every row idx reaches.
+func (p *Plan) AccumulateStart(m []Sum, idx []int32, z []float64) []Sum {
 	g := p.grids.pca
+	for _, ka := range idx {
+		if need := int(ka+1) * int(ka+2) / 2; need > len(m) {
+			m = append(m, make([]Sum, need-len(m))...)
+		}
+	}
 	for a, ka := range idx {
-		row := m[int(ka)*h:]
+		row := m[int(ka)*int(ka+1)/2:]
 		za := z[a]
 		for b, kb := range idx {
 			if kb <= ka {
@@ -498,6 +505,19 @@ func (p *Plan) AccumulateStart(m []Sum, h int, idx []int32, z []float64) {
 			}
 		}
 	}
+	return m
+}
+
+// MergeStart adds the packed matrix b to a (AccumulateStart) and returns
+// a, grown as needed.
+func MergeStart(a, b []Sum) []Sum {
+	if len(b) > len(a) {
+		a = append(a, make([]Sum, len(b)-len(a))...)
+	}
+	for k := range b {
+		a[k].Merge(b[k])
+	}
+	return a
 }
 
 // StartPositions returns the head items (indices, ascending) and each
@@ -515,7 +535,8 @@ func StartPositions(head []bool) (cand []int, pos []int32) {
 }
 
 // ReleaseStart adds the noise to the exact second-moment matrix m over
-// the head items cand (StartPositions; lower triangle, AccumulateStart)
+// the head items cand (StartPositions; packed lower triangle,
+// AccumulateStart; rows it lacks are zero)
 // and fills their rows of v with its top eigenvectors, each scaled by
 // the square root of its eigenvalue (clamped at 0), then NormalizeRows.
 // With fewer head items than the rank, the extra columns stay zero.
@@ -529,7 +550,11 @@ func (p *Plan) ReleaseStart(ids []string, head []bool, cand []int, m []Sum, v []
 	for a := range h {
 		rnd := p.rand(phasePCA, 0, ids[cand[a]])
 		for b := 0; b <= a; b++ {
-			x, err := noisy(p.noise.pca, m[a*h+b], p.grids.pca, rnd)
+			var s Sum
+			if k := a*(a+1)/2 + b; k < len(m) {
+				s = m[k]
+			}
+			x, err := noisy(p.noise.pca, s, p.grids.pca, rnd)
 			if err != nil {
 				return err
 			}

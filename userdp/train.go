@@ -465,7 +465,7 @@ type startMatrix struct {
 	pca  bool
 	cand []int
 	pos  []int32
-	m    []Sum // h × h, lower triangle
+	m    []Sum // packed lower triangle (AccumulateStart)
 	idx  []int32
 	z    []float64
 	wt   []float64
@@ -480,7 +480,7 @@ func (t *trainer) newStart(head []bool) *startMatrix {
 	}
 	s.cand, s.pos = StartPositions(head)
 	h := len(s.cand)
-	s.m = make([]Sum, h*h)
+	s.m = make([]Sum, h*(h+1)/2)
 	s.idx = make([]int32, 0, 64)
 	s.z = make([]float64, 0, 64)
 	s.wt = make([]float64, 0, t.maxRow)
@@ -500,7 +500,7 @@ func (s *startMatrix) add(t *trainer, res *Result, sv *userView, alpha []float64
 	}
 	beta := t.UserOffset(sv.aval, res.Mu)
 	s.idx, s.z = t.StartTerms(res.Mu, beta, res.ItemBias, s.pos, sv.ccol, sv.cval, s.wt, s.idx[:0], s.z[:0])
-	t.AccumulateStart(s.m, h, s.idx, s.z)
+	s.m = t.AccumulateStart(s.m, s.idx, s.z)
 }
 
 // release fills the head rows of v with the starting factors.

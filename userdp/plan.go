@@ -31,12 +31,14 @@ import (
 // (Subset, UserMean, UserBias, FactorWeights, StartTerms, ItemTerm, and a
 // Solver's FoldIn) and per item or global (ReleaseMean, ReleaseCount,
 // Selected, ReleaseBias, ReleaseTail, Head, ReleaseStart, ReleaseItem,
-// NormalizeRows). The noise of a release is keyed by (phase, step, ID), so
-// an item's or a user's draw depends on nothing but the seed or secret
-// key and its own ID. Sums over users must run in the canonical order of
-// the user IDs (CompareIDs), and each user's ratings in the canonical
-// order of the item IDs: then float rounding, and so every decision, is
-// the same whatever the partitioning. Train does exactly that.
+// NormalizeRows), with exact sums over users (Sum: AddCount, AddBias,
+// AddTail, AccumulateStart, AddItemTerm). The noise of a release is
+// keyed by (phase, step, ID), so an item's or a user's draw depends on
+// nothing but the seed or secret key and its own ID. Sums over users are
+// exact, so they may run in any order and partition; each user's ratings
+// must be taken in the canonical order of the item IDs (CompareIDs), so
+// that a user's own float terms are the same wherever they are computed.
+// Then every decision is the same whatever the partitioning.
 //
 // After NewPlan, a Plan's methods other than SetKey, SetLaunchKey, ReleaseMean (which
 // records the centre's origin in the report) and Decide only read it:

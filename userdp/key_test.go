@@ -16,11 +16,14 @@ func TestReusedKeyDoesNotCancel(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.SetKey(key)
-		_, n = p.ReleaseMean(MeanSums{Users: users})
+		_, n, err = p.ReleaseMean(usersSums(users))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := p.Decide(n); err != nil {
 			t.Fatal(err)
 		}
-		return n, p.ReleaseCount("item 7", 12.5)
+		return n, releaseCountOf(t, p, "item 7", 12.5)
 	}
 	for range 3 {
 		n1, c1 := run(943)
@@ -44,7 +47,10 @@ func TestLaunchKeySharedByWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.SetLaunchKey(key, nonce)
-		_, n := p.ReleaseMean(MeanSums{Users: 500})
+		_, n, err := p.ReleaseMean(usersSums(500))
+		if err != nil {
+			t.Fatal(err)
+		}
 		return n
 	}
 	if a, b := draw(nonce), draw(nonce); a != b {

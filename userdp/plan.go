@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 
+	"github.com/dpmc/dpmc/internal/exactsum"
 	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/noise/discrete"
 	"github.com/dpmc/dpmc/rng"
@@ -30,12 +31,14 @@ import (
 // (Subset, UserMean, UserBias, FactorWeights, StartTerms, ItemTerm, and a
 // Solver's FoldIn) and per item or global (ReleaseMean, ReleaseCount,
 // Selected, ReleaseBias, ReleaseTail, Head, ReleaseStart, ReleaseItem,
-// NormalizeRows). The noise of a release is keyed by (phase, step, ID), so
-// an item's or a user's draw depends on nothing but the seed or secret
-// key and its own ID. Sums over users must run in the canonical order of
-// the user IDs (CompareIDs), and each user's ratings in the canonical
-// order of the item IDs: then float rounding, and so every decision, is
-// the same whatever the partitioning. Train does exactly that.
+// NormalizeRows), with exact sums over users (Sum: AddCount, AddBias,
+// AddTail, AccumulateStart, AddItemTerm). The noise of a release is
+// keyed by (phase, step, ID), so an item's or a user's draw depends on
+// nothing but the seed or secret key and its own ID. Sums over users are
+// exact, so they may run in any order and partition; each user's ratings
+// must be taken in the canonical order of the item IDs (CompareIDs), so
+// that a user's own float terms are the same wherever they are computed.
+// Then every decision is the same whatever the partitioning.
 //
 // After NewPlan, a Plan's methods other than SetKey, SetLaunchKey, ReleaseMean (which
 // records the centre's origin in the report) and Decide only read it:
@@ -48,6 +51,54 @@ type Plan struct {
 	key     *[32]byte
 	decided bool
 	rank    rankPlan // the ranking objective's noise (rankplan.go)
+	grids   sumGrids
+}
+
+// sumGrids are the grids of the exact sums (package exactsum): every
+// released sum adds its users' terms truncated toward zero to a grid
+// 2^e, exactly, so that it is a function of the set of terms alone (any
+// order, any partition) and its sensitivity is the real sum's. Each
+// grid is fixed by the options alone (the bound of one term, GridFor),
+// so the workers of a distributed run know it before any release.
+type sumGrids struct {
+	mean  exactsum.Grid // Σ (m_u − mid): bound (max − min)/2
+	total exactsum.Grid // Σ ratings (no noise only): bound max(|min|, |max|)
+	ints  exactsum.Grid // numbers of users and of ratings: the integers
+	unit  exactsum.Grid // counts, bias weights, the ranking objective's counts and Gram: bound 1
+	bias  exactsum.Grid // bias sums and the tail: bound BiasBound
+	pca   exactsum.Grid // the start's second moments: bound ResidualBound²
+	gram  exactsum.Grid // Gram entries: bound ClipNorm²
+	rhs   exactsum.Grid // right-hand sides: bound ResidualBound·ClipNorm
+}
+
+// newGrids returns the grids of o's sums.
+func newGrids(o *Options) (sumGrids, error) {
+	var g sumGrids
+	var err error
+	for _, c := range []struct {
+		dst   *exactsum.Grid
+		name  string
+		bound float64
+	}{
+		{&g.mean, "Max", (o.Max - o.Min) / 2},
+		{&g.total, "Max", math.Max(math.Abs(o.Min), math.Abs(o.Max))},
+		{&g.unit, "MaxItemsPerUser", 1},
+		{&g.bias, "BiasBound", o.BiasBound},
+		{&g.pca, "ResidualBound", o.ResidualBound * o.ResidualBound},
+		{&g.gram, "ClipNorm", o.ClipNorm * o.ClipNorm},
+		{&g.rhs, "ResidualBound", o.ResidualBound * o.ClipNorm},
+	} {
+		b := c.bound
+		if b == 0 {
+			b = 1 // a zero bound (no such term): any grid
+		}
+		if *c.dst, err = exactsum.GridFor(b); err != nil {
+			return sumGrids{}, &ParamError{Field: c.name, Flag: optionFlags[c.name], Value: fmt.Sprint(c.bound),
+				Reason: fmt.Sprintf("sets a term bound the exact sums cannot hold: %v", err)}
+		}
+	}
+	g.ints, _ = exactsum.GridExp(0)
+	return g, nil
 }
 
 // noiseScales are the σ of every release, 0 without noise.
@@ -63,6 +114,10 @@ func NewPlan(opts Options) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{opts: opts}
+	var err error
+	if p.grids, err = newGrids(&p.opts); err != nil {
+		return nil, err
+	}
 	if err := p.plan(); err != nil {
 		return nil, err
 	}
@@ -356,6 +411,34 @@ type noiser struct {
 	tap   *noiseTap          // nil but in tests (observe.go)
 }
 
+// addSum releases the exact sum s (on grid g) with one draw of the
+// noise from r. The float sampler adds σ·N(0, 1) to s's correctly
+// rounded float64 value. The discrete sampler rounds s exactly, half to
+// even, to its grid γℤ (an integer q; γ ≥ 2g, checked by calibrate, but
+// exactness does not depend on it) and releases the float64 nearest to
+// γ·(q + K), K the discrete Gaussian integer: what add gives for a value
+// already on the grid. It returns an error only for a sum marked Bad
+// (exactsum: a non-finite or oversized term).
+func (z noiser) addSum(s exactsum.Sum, g exactsum.Grid, r *rand.Rand) (float64, error) {
+	if z.d == nil {
+		x, err := s.Float64(g)
+		if err != nil {
+			return 0, err
+		}
+		return z.add(x, r), nil
+	}
+	gamma, _ := exactsum.GridExp(math.Ilogb(z.d.Granularity()))
+	q, err := s.RoundTo(g, gamma)
+	if err != nil {
+		return 0, err
+	}
+	if x, _ := q.Float64(gamma); z.tap != nil || math.Abs(x) < 1<<53*z.d.Granularity() {
+		return z.add(x, r), nil // x is q·γ exactly: add rounds it to itself
+	}
+	q.AddUnits(z.d.Int(r)) // q beyond 2⁵³: exactly, then rounded once
+	return q.Float64(gamma)
+}
+
 // add returns x plus one draw of the noise from r.
 func (z noiser) add(x float64, r *rand.Rand) float64 {
 	if z.tap != nil {
@@ -397,6 +480,12 @@ func (p *Plan) calibrate(name string, l2 float64, coords int, share float64, tim
 		sens, err := discrete.RoundedSensitivity(noise.Sensitivity{L2: l2}, coords, d.Granularity())
 		if err != nil {
 			return noiser{}, fmt.Errorf("userdp: %s: %w", name, err)
+		}
+		if sg, err := exactsum.GridFor(l2); err != nil || math.Ilogb(d.Granularity()) <= sg.Exp() {
+			// γ ≥ 2g for the finest grid a term of this release can
+			// need: with g ≤ 2⁻⁶²·Δ₂ and γ ≈ 2⁻²⁸σ this needs σ > 2⁻³³Δ₂,
+			// far beyond MaxEpsilon.
+			return noiser{}, p.sigmaRangeError(name, sigma)
 		}
 		if sens.L2 <= l2r && d.Sigma() >= sigmaFor(l2r) {
 			p.report.Releases = append(p.report.Releases, Release{Name: name, L2: l2r, Sigma: d.Sigma(), Times: times, Grid: d.Granularity()})

@@ -135,7 +135,7 @@ func TestSelectionMonteCarlo(t *testing.T) {
 			for u := range users {
 				for j := range n {
 					id := fmt.Sprintf("lone-%d-%d-%d", n, u, j)
-					if p.Selected(p.ReleaseCount(id, p.CountWeight(n)), true) {
+					if p.Selected(releaseCountOf(t, p, id, p.CountWeight(n)), true) {
 						hits++
 						break
 					}

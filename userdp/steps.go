@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/dpmc/dpmc/internal/dense"
+	"github.com/dpmc/dpmc/internal/exactsum"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -46,35 +48,66 @@ func (p *Plan) subset(id string, n int, s *streams, buf []int) []int {
 	return pos
 }
 
-// MeanSums are the sums behind the global mean: Sum of the users' mean
-// contributed ratings minus the scale's midpoint, Users the number of
-// users with a contributed rating, Total and Ratings the sum and number
-// of their contributed ratings (used without noise only).
+// Sum is an exact sum of users' terms (package exactsum): each term is
+// truncated toward zero to its release's grid (fixed by the options) and
+// added as a 128-bit integer, so a sum is the same whatever the order of
+// its terms and whatever the partition into partial sums merged with
+// Merge. The zero Sum is empty. Every released sum is one.
+type Sum = exactsum.Sum
+
+// MeanSums are the exact sums behind the global mean: Sum of the users'
+// mean contributed ratings minus the scale's midpoint, Users the number
+// of users with a contributed rating, Total and Ratings the sum and
+// number of their contributed ratings (used without noise only).
 type MeanSums struct {
-	Sum, Users, Total, Ratings float64
+	Sum, Users, Total, Ratings Sum
 }
 
-// Add adds t to s. Added in the canonical order of the user IDs, the
-// sums are the same whatever the partitioning.
+// Add adds t to s, exactly: any order and partition of the users' terms
+// gives the same sums.
 func (s *MeanSums) Add(t MeanSums) {
-	s.Sum += t.Sum
-	s.Users += t.Users
-	s.Total += t.Total
-	s.Ratings += t.Ratings
+	s.Sum.Merge(t.Sum)
+	s.Users.Merge(t.Users)
+	s.Total.Merge(t.Total)
+	s.Ratings.Merge(t.Ratings)
 }
 
 // UserMean returns one user's terms of the global mean from the user's
-// contributed ratings (zero for none).
+// contributed ratings (zero for none), on their grids.
 func (p *Plan) UserMean(contributed []float64) MeanSums {
+	var m MeanSums
 	if len(contributed) == 0 {
-		return MeanSums{}
+		return m
 	}
 	var s float64
 	for _, v := range contributed {
 		s += v
 	}
 	n := float64(len(contributed))
-	return MeanSums{Sum: s/n - (p.opts.Min+p.opts.Max)/2, Users: 1, Total: s, Ratings: n}
+	g := &p.grids
+	m.Sum.Add(g.mean, s/n-(p.opts.Min+p.opts.Max)/2)
+	m.Users.AddUnits(1)
+	m.Total.Add(g.total, s)
+	m.Ratings.AddUnits(int64(len(contributed)))
+	return m
+}
+
+// sumFloat is s's value on grid g, correctly rounded (no noise).
+func sumFloat(s Sum, g exactsum.Grid) (float64, error) {
+	x, err := s.Float64(g)
+	if err != nil {
+		return 0, fmt.Errorf("userdp: %w", err)
+	}
+	return x, nil
+}
+
+// noisy releases s (on grid g) with z's noise drawn from r.
+func noisy(z noiser, s Sum, g exactsum.Grid, r *rand.Rand) (float64, error) {
+	x, err := z.addSum(s, g, r)
+	if err != nil {
+		return 0, fmt.Errorf("userdp: %w", err)
+	}
+	return x, nil
 }
 
 // ReleaseMean releases the number of users and the global centre from
@@ -82,30 +115,49 @@ func (p *Plan) UserMean(contributed []float64) MeanSums {
 // noisy mean of the users' mean ratings. It returns the centre, in
 // rating units, and the released number of users, which Decide takes. It
 // records the centre's origin in the report. Without noise it also sets
-// the user ridge from the ratings per user (Options.RidgeScale).
-func (p *Plan) ReleaseMean(s MeanSums) (mu, users float64) {
+// the user ridge from the ratings per user (Options.RidgeScale). It
+// returns an error only for a sum marked Bad (exactsum).
+func (p *Plan) ReleaseMean(s MeanSums) (mu, users float64, err error) {
 	o := &p.opts
+	g := &p.grids
 	mid := (o.Min + o.Max) / 2
-	n := s.Users
 	if o.NoNoise {
-		p.setUserRidge(s.Users, s.Ratings)
+		n, err := sumFloat(s.Users, g.ints)
+		if err != nil {
+			return 0, 0, err
+		}
+		nr, err := sumFloat(s.Ratings, g.ints)
+		if err != nil {
+			return 0, 0, err
+		}
+		p.setUserRidge(n, nr)
 		p.report.Center = "mean rating of the training data (no noise)"
 		if !math.IsNaN(o.Center) {
 			p.report.Center = fmt.Sprintf("public centre %g (--center)", o.Center)
-			return o.Center, n
+			return o.Center, n, nil
 		}
-		return s.Total / math.Max(s.Ratings, 1), n
+		total, err := sumFloat(s.Total, g.total)
+		if err != nil {
+			return 0, 0, err
+		}
+		return total / math.Max(nr, 1), n, nil
 	}
 	r := p.rand(phaseMean, 0, "")
-	n = p.noise.meanCount.add(n, r)
+	n, err := noisy(p.noise.meanCount, s.Users, g.ints, r)
+	if err != nil {
+		return 0, 0, err
+	}
 	if !math.IsNaN(o.Center) {
 		p.report.Center = fmt.Sprintf("public centre %g (--center)", o.Center)
-		return o.Center, n
+		return o.Center, n, nil
 	}
-	sum := p.noise.meanSum.add(s.Sum, r)
+	sum, err := noisy(p.noise.meanSum, s.Sum, g.mean, r)
+	if err != nil {
+		return 0, 0, err
+	}
 	p.report.Center = "noisy mean of the users' mean ratings"
 	mu = mid + sum/math.Max(n, 1)
-	return math.Min(math.Max(mu, o.Min), o.Max), n
+	return math.Min(math.Max(mu, o.Min), o.Max), n, nil
 }
 
 // CountWeight is the weight a user with n contributed ratings adds to
@@ -118,16 +170,22 @@ func (p *Plan) CountWeight(n int) float64 {
 	return 1 / math.Sqrt(float64(n))
 }
 
+// AddCount adds a user's CountWeight w to an item's count sum.
+func (p *Plan) AddCount(sum *Sum, w float64) { sum.Add(p.grids.unit, w) }
+
 // ReleaseCount returns the released weighted count of item id from the
-// sum of its users' CountWeights (the sum itself without noise).
-func (p *Plan) ReleaseCount(id string, sum float64) float64 { return p.releaseCount(id, sum, nil) }
+// exact sum of its users' CountWeights (AddCount; the sum itself without
+// noise).
+func (p *Plan) ReleaseCount(id string, sum Sum) (float64, error) {
+	return p.releaseCount(id, sum, nil)
+}
 
 // releaseCount is ReleaseCount drawing from s's generators (nil: Plan.rand's).
-func (p *Plan) releaseCount(id string, sum float64, s *streams) float64 {
+func (p *Plan) releaseCount(id string, sum Sum, s *streams) (float64, error) {
 	if p.opts.NoNoise {
-		return sum
+		return sumFloat(sum, p.grids.unit)
 	}
-	return p.noise.counts.add(sum, s.get(p, phaseCounts, 0, id))
+	return noisy(p.noise.counts, sum, p.grids.unit, s.get(p, phaseCounts, 0, id))
 }
 
 // Selected says whether an item with the released count is released:
@@ -208,38 +266,72 @@ func (p *Plan) UserBias(mu, beta float64, ncontrib int, items []int32, vals, tai
 	return wt * math.Min(math.Max(dm/float64(len(tail)), -o.BiasBound), o.BiasBound), wt * o.BiasBound, true
 }
 
+// AddBias adds one (term, weight) of UserBias to an item's exact bias
+// sum and weight.
+func (p *Plan) AddBias(sum, weight *Sum, term, w float64) {
+	sum.Add(p.grids.bias, term)
+	weight.Add(p.grids.unit, w)
+}
+
 // ReleaseBias returns item id's released bias sum and bias from its
-// summed terms and weights (UserBias) and its released count: the noisy
-// sum shrunk by the noisy count; without noise the exact sum and
-// sum/(weight + BiasLambda).
-func (p *Plan) ReleaseBias(id string, sum, weight, count float64) (noisySum, bias float64) {
+// exact summed terms and weights (UserBias, AddBias) and its released
+// count: the noisy sum shrunk by the noisy count; without noise the
+// exact sum and sum/(weight + BiasLambda).
+func (p *Plan) ReleaseBias(id string, sum, weight Sum, count float64) (noisySum, bias float64, err error) {
 	return p.releaseBias(id, sum, weight, count, nil)
 }
 
 // releaseBias is ReleaseBias drawing from rs's generators (nil: Plan.rand's).
-func (p *Plan) releaseBias(id string, sum, weight, count float64, rs *streams) (noisySum, bias float64) {
+func (p *Plan) releaseBias(id string, sum, weight Sum, count float64, rs *streams) (noisySum, bias float64, err error) {
 	if p.opts.NoNoise {
-		return sum, sum / (weight + p.opts.BiasLambda)
+		s, err := sumFloat(sum, p.grids.bias)
+		if err != nil {
+			return 0, 0, err
+		}
+		w, err := sumFloat(weight, p.grids.unit)
+		return s, s / (w + p.opts.BiasLambda), err
 	}
-	s := p.noise.biases.add(sum, rs.get(p, phaseBias, 0, id))
-	return s, p.shrinkBias(s, count)
+	s, err := noisy(p.noise.biases, sum, p.grids.bias, rs.get(p, phaseBias, 0, id))
+	if err != nil {
+		return 0, 0, err
+	}
+	return s, p.shrinkBias(s, count), nil
 }
 
 // WithTail says whether the bias release carries the tail coordinates:
 // under private selection unless NoTail.
 func (p *Plan) WithTail() bool { return p.opts.Items == nil && !p.opts.NoTail }
 
-// ReleaseTail releases the tail from the users' summed tail terms
-// (UserBias's ts and tw): the two noisy coordinates and the tail bias.
-func (p *Plan) ReleaseTail(ts, tw float64) (noisyS, noisyW, bias float64) {
+// AddTail adds a user's tail terms (UserBias's ts and tw) to the exact
+// tail sums.
+func (p *Plan) AddTail(sum, weight *Sum, ts, tw float64) {
+	sum.Add(p.grids.bias, ts)
+	weight.Add(p.grids.bias, tw)
+}
+
+// ReleaseTail releases the tail from the users' exact summed tail terms
+// (AddTail): the two noisy coordinates and the tail bias.
+func (p *Plan) ReleaseTail(sum, weight Sum) (noisyS, noisyW, bias float64, err error) {
 	o := &p.opts
+	g := p.grids.bias
 	if o.NoNoise {
-		return ts, tw, ts / (tw + o.BiasLambda)
+		ts, err := sumFloat(sum, g)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		tw, err := sumFloat(weight, g)
+		return ts, tw, ts / (tw + o.BiasLambda), err
 	}
 	r := p.rand(phaseTail, 0, "")
-	ts = p.noise.biases.add(ts, r)
-	tw = p.noise.biases.add(tw, r)
-	return ts, tw, p.shrinkBias(ts, tw/o.BiasBound)
+	ts, err := noisy(p.noise.biases, sum, g, r)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	tw, err := noisy(p.noise.biases, weight, g, r)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	return ts, tw, p.shrinkBias(ts, tw/o.BiasBound), nil
 }
 
 // shrinkBias turns a noisy bias sum s and a noisy weight w into the
@@ -398,19 +490,41 @@ func (p *Plan) StartTerms(mu, beta float64, itemBias []float64, pos []int32, ite
 	return idx, z
 }
 
-// AccumulateStart adds z zᵀ (positions idx, from StartTerms) to the lower
-// triangle of the h × h matrix m. Users added in canonical order give
-// the same m whatever the partitioning.
-func AccumulateStart(m []float64, h int, idx []int32, z []float64) {
+// AccumulateStart adds z zᵀ (positions idx, from StartTerms) to the
+// exact second-moment matrix m, its lower triangle packed row by row
+// (entry (a, b), b ≤ a, at a(a+1)/2 + b: the layout does not depend on
+// the number of head items), each entry's term z_a·z_b truncated to the
+// start's grid: any order and partition of the users gives the same m.
+// It returns m, grown to hold every row idx reaches.
+func (p *Plan) AccumulateStart(m []Sum, idx []int32, z []float64) []Sum {
+	g := p.grids.pca
+	for _, ka := range idx {
+		if need := int(ka+1) * int(ka+2) / 2; need > len(m) {
+			m = append(m, make([]Sum, need-len(m))...)
+		}
+	}
 	for a, ka := range idx {
-		row := m[int(ka)*h:]
+		row := m[int(ka)*int(ka+1)/2:]
 		za := z[a]
 		for b, kb := range idx {
 			if kb <= ka {
-				row[kb] += za * z[b]
+				row[kb].Add(g, za*z[b])
 			}
 		}
 	}
+	return m
+}
+
+// MergeStart adds the packed matrix b to a (AccumulateStart) and returns
+// a, grown as needed.
+func MergeStart(a, b []Sum) []Sum {
+	if len(b) > len(a) {
+		a = append(a, make([]Sum, len(b)-len(a))...)
+	}
+	for k := range b {
+		a[k].Merge(b[k])
+	}
+	return a
 }
 
 // StartPositions returns the head items (indices, ascending) and each
@@ -427,27 +541,31 @@ func StartPositions(head []bool) (cand []int, pos []int32) {
 	return cand, pos
 }
 
-// ReleaseStart adds the noise to the summed second-moment matrix m over
-// the head items cand (StartPositions; m is overwritten) and fills their
-// rows of v with its top eigenvectors, each scaled by the square root of
-// its eigenvalue (clamped at 0), then NormalizeRows. With fewer head
-// items than the rank, the extra columns stay zero.
-func (p *Plan) ReleaseStart(ids []string, head []bool, cand []int, m, v []float64) error {
+// ReleaseStart adds the noise to the exact second-moment matrix m over
+// the head items cand (StartPositions; packed lower triangle,
+// AccumulateStart; rows it lacks are zero)
+// and fills their rows of v with its top eigenvectors, each scaled by
+// the square root of its eigenvalue (clamped at 0), then NormalizeRows.
+// With fewer head items than the rank, the extra columns stay zero.
+func (p *Plan) ReleaseStart(ids []string, head []bool, cand []int, m []Sum, v []float64) error {
 	r := p.opts.Rank
 	h := len(cand)
 	if h == 0 {
 		return nil // no item qualifies: V stays zero, biases only
 	}
+	sym := mat.NewSymDense(h, nil)
 	for a := range h {
 		rnd := p.rand(phasePCA, 0, ids[cand[a]])
 		for b := 0; b <= a; b++ {
-			m[a*h+b] = p.noise.pca.add(m[a*h+b], rnd)
-		}
-	}
-	sym := mat.NewSymDense(h, nil)
-	for a := range h {
-		for b := 0; b <= a; b++ {
-			sym.SetSym(a, b, m[a*h+b])
+			var s Sum
+			if k := a*(a+1)/2 + b; k < len(m) {
+				s = m[k]
+			}
+			x, err := noisy(p.noise.pca, s, p.grids.pca, rnd)
+			if err != nil {
+				return err
+			}
+			sym.SetSym(a, b, x)
 		}
 	}
 	var eig mat.EigenSym
@@ -495,32 +613,54 @@ func (p *Plan) ItemTerm(u, uc []float64, x, mu, itemBias, userBias float64) (e f
 	return math.Min(math.Max(e, -p.opts.ResidualBound), p.opts.ResidualBound)
 }
 
-// AddItemTerm adds w·ũũᵀ to the r × r Gram matrix g (lower triangle used)
-// and w·e·ũ to the right-hand side h.
-func AddItemTerm(g, h []float64, w, e float64, uc []float64) {
-	dense.AddOuter(g, len(uc), w, uc)
-	dense.Axpy(h, w*e, uc)
+// AddItemTerm adds w·ũũᵀ to the r × r exact Gram matrix g (lower
+// triangle; entry (a, b) adds (w·ũ_a)·ũ_b) and w·e·ũ to the exact
+// right-hand side h (entry a adds (w·e)·ũ_a), each term truncated to its
+// release's grid: any order and partition of the terms gives the same
+// sums.
+func (p *Plan) AddItemTerm(g, h []Sum, w, e float64, uc []float64) {
+	gg, gh := p.grids.gram, p.grids.rhs
+	r := len(uc)
+	we := w * e
+	for a, ua := range uc {
+		wa := w * ua
+		row := g[a*r : a*r+a+1]
+		for b := range row {
+			row[b].Add(gg, wa*uc[b])
+		}
+		h[a].Add(gh, we*ua)
+	}
 }
 
-// ReleaseItem adds step's noise to item id's summed Gram matrix g (lower
-// triangle) and right-hand side h (both overwritten) and solves the
-// ridged system for its factor row dst, with λ from its released count.
-func (p *Plan) ReleaseItem(s *Solver, step int, id string, count float64, g, h, dst []float64) {
+// ReleaseItem adds step's noise to item id's exact Gram matrix g (lower
+// triangle) and right-hand side h (AddItemTerm) and solves the ridged
+// system for its factor row dst, with λ from its released count.
+func (p *Plan) ReleaseItem(s *Solver, step int, id string, count float64, g, h []Sum, dst []float64) error {
 	o := &p.opts
 	r := o.Rank
+	gf, hf := s.ws.gram, s.ws.rhs
 	rg := p.rand(phaseGram, step, id)
 	for a := range r {
 		for b := 0; b <= a; b++ {
-			g[a*r+b] = p.noise.gram.add(g[a*r+b], rg)
+			x, err := noisy(p.noise.gram, g[a*r+b], p.grids.gram, rg)
+			if err != nil {
+				return err
+			}
+			gf[a*r+b] = x
 		}
 	}
 	rh := p.rand(phaseRHS, step, id)
 	for a := range r {
-		h[a] = p.noise.rhs.add(h[a], rh)
+		x, err := noisy(p.noise.rhs, h[a], p.grids.rhs, rh)
+		if err != nil {
+			return err
+		}
+		hf[a] = x
 	}
 	sg, sh := p.noise.gram.sigma, p.noise.rhs.sigma
 	lambda := o.Lambda*math.Max(count, 0) + sg*math.Sqrt(float64(r)) + o.NoiseLambda*sh*sh
-	s.ws.solveShifted(g, h, lambda, dst)
+	s.ws.solveShifted(gf, hf, lambda, dst)
+	return nil
 }
 
 // NormalizeRows scales the head rows of v (rank r) so that their root

@@ -2,6 +2,7 @@ package userdp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"slices"
@@ -123,7 +124,10 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	t.progress(fmt.Sprintf("prepared %d users over %d candidate items (exact counts of the data: evaluation only, not released)", t.users, len(t.candIDs)))
 
 	sums, counts, present := t.sums()
-	mu, nusers := t.ReleaseMean(sums)
+	mu, nusers, err := t.ReleaseMean(sums)
+	if err != nil {
+		return nil, err
+	}
 	if err := t.Decide(nusers); err != nil {
 		return nil, err
 	}
@@ -131,10 +135,13 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 		return nil, err
 	}
 	rs := t.newStreams()
+	released := make([]float64, len(counts))
 	for j := range counts {
-		counts[j] = t.releaseCount(t.candIDs[j], counts[j], rs)
+		if released[j], err = t.releaseCount(t.candIDs[j], counts[j], rs); err != nil {
+			return nil, err
+		}
 	}
-	model, mcounts := t.selectItems(counts, present)
+	model, mcounts := t.selectItems(released, present)
 	t.progress(fmt.Sprintf("released %d items", len(model)))
 	o := t.opts
 	res := &Result{
@@ -160,7 +167,9 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	}
 	t.data.release(toModel)
 
-	res.ItemBias, res.TailBias, res.biasSums = t.biases(mu, mcounts)
+	if res.ItemBias, res.TailBias, res.biasSums, err = t.biases(mu, mcounts); err != nil {
+		return nil, err
+	}
 	t.progress("released item biases")
 	if t.opts.Rank > 0 {
 		v, err := t.factors(ctx, res)
@@ -238,15 +247,16 @@ func (t *trainer) prepare(d *ratings.Dataset) {
 	}
 }
 
-// sums returns, in one pass over the users, the terms of the global mean
-// (UserMean) and the exact weighted count of every candidate item: each
-// user adds CountWeight to each contributed item (ReleaseCount adds the
-// noise once Decide has calibrated it). present[j] says that some
-// contributed rating reaches item j (see Plan.Selected).
-func (t *trainer) sums() (sums MeanSums, w []float64, present []bool) {
-	w = make([]float64, len(t.candIDs))
+// sums returns, in one pass over the users, the exact sums of the
+// global mean (UserMean) and the exact weighted count of every candidate
+// item: each user adds CountWeight to each contributed item (AddCount;
+// ReleaseCount adds the noise once Decide has calibrated it). present[j]
+// says that some contributed rating reaches item j (see Plan.Selected).
+func (t *trainer) sums() (sums MeanSums, w []Sum, present []bool) {
+	w = make([]Sum, len(t.candIDs))
 	present = make([]bool, len(t.candIDs))
 	sv := newUserView(t.maxRow)
+	g := t.grids.unit
 	for i := range t.users {
 		t.data.view(i, false, sv)
 		sums.Add(t.UserMean(sv.cval))
@@ -254,9 +264,13 @@ func (t *trainer) sums() (sums MeanSums, w []float64, present []bool) {
 		if len(c) == 0 {
 			continue
 		}
-		wi := t.CountWeight(len(c))
+		wi, ok := g.Units(t.CountWeight(len(c))) // one conversion per user: AddCount's term
 		for _, j := range c {
-			w[j] += wi
+			if ok {
+				w[j].AddUnits(wi)
+			} else {
+				t.AddCount(&w[j], t.CountWeight(len(c)))
+			}
 			present[j] = true
 		}
 	}
@@ -283,11 +297,11 @@ func (t *trainer) selectItems(counts []float64, present []bool) ([]int, []float6
 // under private selection, the tail (ReleaseTail). It returns the
 // released biases, the tail bias and the noisy sums (tail coordinates
 // appended).
-func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail float64, sums []float64) {
+func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail float64, sums []float64, err error) {
 	n := len(counts)
-	sum := make([]float64, n, n+2)
-	wsum := make([]float64, n)
-	var ts, tw float64
+	sum := make([]Sum, n)
+	wsum := make([]Sum, n)
+	var ts, tw Sum
 	withTail := t.WithTail()
 	sv := newUserView(t.maxRow)
 	for i := range t.users {
@@ -297,24 +311,28 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 		}
 		beta := t.UserOffset(sv.aval, mu)
 		s, w, ok := t.UserBias(mu, beta, t.ncontrib[i], sv.ccol, sv.cval, sv.tval, func(j int32, term, weight float64) {
-			sum[j] += term
-			wsum[j] += weight
+			t.AddBias(&sum[j], &wsum[j], term, weight)
 		})
 		if ok {
-			ts += s
-			tw += w
+			t.AddTail(&ts, &tw, s, w)
 		}
 	}
 	b := make([]float64, n)
+	out := make([]float64, n, n+2)
 	rs := t.newStreams()
 	for j := range b {
-		sum[j], b[j] = t.releaseBias(t.itemIDs[j], sum[j], wsum[j], counts[j], rs)
+		if out[j], b[j], err = t.releaseBias(t.itemIDs[j], sum[j], wsum[j], counts[j], rs); err != nil {
+			return nil, 0, nil, err
+		}
 	}
 	if !withTail {
-		return b, 0, sum
+		return b, 0, out, nil
 	}
-	ns, nw, tb := t.ReleaseTail(ts, tw)
-	return b, tb, append(sum, ns, nw)
+	ns, nw, tb, err := t.ReleaseTail(ts, tw)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return b, tb, append(out, ns, nw), nil
 }
 
 // parallel runs fn(worker, row) for row in [0, n) on the worker pool.
@@ -413,12 +431,16 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 			return nil, err
 		}
 		t.progress(fmt.Sprintf("ALS step %d/%d: user fits", step+1, o.Iters))
+		errs := make([]error, t.workers)
 		if err := t.parallel(ctx, n, func(w, j int) {
-			if !head[j] {
+			if !head[j] || errs[w] != nil {
 				return
 			}
-			t.itemStep(ws[w], step, j, res, v, u, ub, alpha[j], scale, users[start[j]:start[j+1]], pos[start[j]:start[j+1]])
+			errs[w] = t.itemStep(ws[w], step, j, res, v, u, ub, alpha[j], scale, users[start[j]:start[j+1]], pos[start[j]:start[j+1]])
 		}); err != nil {
+			return nil, err
+		}
+		if err := errors.Join(errs...); err != nil {
 			return nil, err
 		}
 		if !o.NoNoise {
@@ -443,7 +465,7 @@ type startMatrix struct {
 	pca  bool
 	cand []int
 	pos  []int32
-	m    []float64 // h × h, lower triangle
+	m    []Sum // packed lower triangle (AccumulateStart)
 	idx  []int32
 	z    []float64
 	wt   []float64
@@ -458,7 +480,7 @@ func (t *trainer) newStart(head []bool) *startMatrix {
 	}
 	s.cand, s.pos = StartPositions(head)
 	h := len(s.cand)
-	s.m = make([]float64, h*h)
+	s.m = make([]Sum, h*(h+1)/2)
 	s.idx = make([]int32, 0, 64)
 	s.z = make([]float64, 0, 64)
 	s.wt = make([]float64, 0, t.maxRow)
@@ -478,7 +500,7 @@ func (s *startMatrix) add(t *trainer, res *Result, sv *userView, alpha []float64
 	}
 	beta := t.UserOffset(sv.aval, res.Mu)
 	s.idx, s.z = t.StartTerms(res.Mu, beta, res.ItemBias, s.pos, sv.ccol, sv.cval, s.wt, s.idx[:0], s.z[:0])
-	AccumulateStart(s.m, h, s.idx, s.z)
+	s.m = t.AccumulateStart(s.m, s.idx, s.z)
 }
 
 // release fills the head rows of v with the starting factors.
@@ -499,25 +521,25 @@ func (s *startMatrix) release(t *trainer, res *Result, v []float64, head []bool)
 // bias jointly with its factor (a plain non-private ALS step with
 // features [u; 1]). A rater's weight is alpha·scale[user]; pos[q] is the
 // position of the rating among its user's.
-func (t *trainer) itemStep(s *Solver, step, j int, res *Result, v, u, ub []float64, alpha float64, scale []float64, users, pos []int32) {
+func (t *trainer) itemStep(s *Solver, step, j int, res *Result, v, u, ub []float64, alpha float64, scale []float64, users, pos []int32) error {
 	o := &t.opts
 	if o.NoNoise {
 		t.itemStepExact(s.ws, j, res, v, u, ub, users, pos)
-		return
+		return nil
 	}
 	r := o.Rank
-	g, h, uc := s.ws.gram, s.ws.rhs, s.ws.uc
+	g, h, uc := s.ws.gramSum, s.ws.rhsSum, s.ws.uc
 	clear(g)
 	clear(h)
 	for q, i := range users {
 		w := alpha * scale[i]
 		e := t.ItemTerm(u[int(i)*r:int(i+1)*r], uc, t.data.value(int(i), int(pos[q])), res.Mu, res.ItemBias[j], ub[i])
-		AddItemTerm(g, h, w, e, uc)
+		t.AddItemTerm(g, h, w, e, uc)
 		if o.observe != nil {
 			o.observe(step, j, int(i), w, uc, e)
 		}
 	}
-	t.ReleaseItem(s, step, t.itemIDs[j], res.Counts[j], g, h, v[j*r:(j+1)*r])
+	return t.ReleaseItem(s, step, t.itemIDs[j], res.Counts[j], g, h, v[j*r:(j+1)*r])
 }
 
 // itemStepExact is the non-private item step: ridge least squares of the

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
+	"github.com/dpmc/dpmc/internal/exactsum"
 	"github.com/dpmc/dpmc/ratings"
 	"gonum.org/v1/gonum/mat"
 )
@@ -43,12 +45,16 @@ func trainRanking(ctx context.Context, t *trainer, d *ratings.Dataset) (*Result,
 		return nil, err
 	}
 	// (1) positive counts c_j = Σ_u x_uj/√n_u, Δ₂ = 1; private selection.
-	counts, present := rt.positiveCounts()
+	counts, present := rt.positiveSums()
 	rs := t.newStreams()
+	released := make([]float64, len(counts))
 	for c := range counts {
-		counts[c] = t.releaseCount(t.candIDs[c], counts[c], rs)
+		var err error
+		if released[c], err = t.releaseCount(t.candIDs[c], counts[c], rs); err != nil {
+			return nil, err
+		}
 	}
-	model, mcounts := t.selectItems(counts, present)
+	model, mcounts := t.selectItems(released, present)
 	t.progress(fmt.Sprintf("released %d items", len(model)))
 	o := t.opts
 	res := &Result{
@@ -96,12 +102,13 @@ func trainRanking(ctx context.Context, t *trainer, d *ratings.Dataset) (*Result,
 	for j, c := range model {
 		toRow[c] = rk.HeadRow[j]
 	}
-	g, err := rt.gram(ctx, toRow, m)
+	gs, err := rt.gramSums(ctx, toRow, m)
 	if err != nil {
 		return nil, err
 	}
 	t.progress(fmt.Sprintf("summed the positives Gram over %d head items", m))
-	if err := rt.releaseGram(ctx, g, m, headIDs); err != nil {
+	g, err := rt.releaseGram(ctx, gs, m, headIDs)
+	if err != nil {
 		return nil, err
 	}
 	if err := rt.components(rk, g, m); err != nil {
@@ -182,44 +189,68 @@ func (rt *rankTrainer) prepare(d *ratings.Dataset) {
 	}
 }
 
-// positiveCounts returns the exact positive count of every candidate
-// item, c_j = Σ_u x_uj/√n_u over the users' n_u contributed positives
-// (users in canonical order), and whether some contributed positive
-// reaches it (see Plan.Selected).
+// positiveCounts is positiveSums with the sums' values.
 func (rt *rankTrainer) positiveCounts() (counts []float64, present []bool) {
+	s, present := rt.positiveSums()
+	return sumsFloat(s, rt.grids.unit), present
+}
+
+// sumsFloat returns the values of sums on grid g (0 for one marked Bad,
+// which the release refuses).
+func sumsFloat(sums []Sum, g exactsum.Grid) []float64 {
+	out := make([]float64, len(sums))
+	for k, s := range sums {
+		out[k], _ = s.Float64(g)
+	}
+	return out
+}
+
+// positiveSums returns the exact positive count of every candidate
+// item, c_j = Σ_u x_uj/√n_u over the users' n_u contributed positives
+// (each term truncated to the counts' grid, AddCount: any order gives
+// the same sums), and whether some contributed positive reaches it (see
+// Plan.Selected).
+func (rt *rankTrainer) positiveSums() (counts []Sum, present []bool) {
 	t := rt.trainer
-	counts = make([]float64, len(t.candIDs))
+	counts = make([]Sum, len(t.candIDs))
 	present = make([]bool, len(t.candIDs))
 	for i := range t.users {
 		l := rt.pos[rt.off[i]:rt.off[i+1]]
 		if len(l) == 0 {
 			continue
 		}
-		w := 1 / math.Sqrt(float64(len(l)))
+		w, _ := t.grids.unit.Units(1 / math.Sqrt(float64(len(l)))) // ≤ 1: always an int64
 		for _, c := range l {
-			counts[c] += w
+			counts[c].AddUnits(w)
 			present[c] = true
 		}
 	}
 	return counts, present
 }
 
-// gram returns the exact Gram G = Σ_u ω_u·x_u·x_uᵀ over the m head items
+// gram is gramSums with the sums' values.
+func (rt *rankTrainer) gram(ctx context.Context, toRow []int32, m int) ([]float64, error) {
+	g, err := rt.gramSums(ctx, toRow, m)
+	return sumsFloat(g, rt.grids.unit), err
+}
+
+// gramSums returns the exact Gram G = Σ_u ω_u·x_u·x_uᵀ over the m head items
+// (ω_u truncated to the grid of the counts, added exactly)
 // (toRow maps a candidate item to its head row, −1 off the head), upper
 // triangle of an m × m row-major array: x_u is user u's 0/1 vector of
 // contributed positives in the head, capped at MaxHeadPositives (a
 // uniform random subset beyond, drawn from the user's stream; no cap
 // without noise), m_u their number and ω_u = √(2/(m_u(m_u+1))).
 //
-// Workers own the rows r with r mod workers = w and add, user by user in
-// canonical order, only to their rows, so every entry is summed in the
-// same order whatever the number of workers; no user's work allocates.
-func (rt *rankTrainer) gram(ctx context.Context, toRow []int32, m int) ([]float64, error) {
+// Workers own the rows r with r mod workers = w and add only to their
+// rows; the sums are exact, so the result depends on neither the order
+// nor the number of workers; no user's work allocates.
+func (rt *rankTrainer) gramSums(ctx context.Context, toRow []int32, m int) ([]Sum, error) {
 	t := rt.trainer
 	o := &t.opts
 	off := make([]int, t.users+1)
 	rows := make([]int32, 0, len(rt.pos))
-	omega := make([]float64, t.users)
+	omega := make([]int64, t.users) // ω_u in grid units
 	rs := t.newStreams()
 	capM := o.Ranking.MaxHeadPositives
 	var perm []int
@@ -240,11 +271,11 @@ func (rt *rankTrainer) gram(ctx context.Context, toRow []int32, m int) ([]float6
 			l = rows[start:]
 		}
 		if n := float64(len(l)); n > 0 {
-			omega[i] = math.Sqrt(2 / (n * (n + 1)))
+			omega[i], _ = t.grids.unit.Units(math.Sqrt(2 / (n * (n + 1)))) // ≤ 1: an int64
 		}
 		off[i+1] = len(rows)
 	}
-	g := make([]float64, m*m)
+	g := make([]Sum, m*m)
 	workers := max(1, min(t.workers, m))
 	err := t.parallelN(ctx, workers, func(w int) {
 		for i := range t.users {
@@ -256,7 +287,7 @@ func (rt *rankTrainer) gram(ctx context.Context, toRow []int32, m int) ([]float6
 				}
 				row := g[int(ra)*m : int(ra+1)*m]
 				for _, rb := range l[a:] {
-					row[rb] += om
+					row[rb].AddUnits(om)
 				}
 			}
 		}
@@ -280,25 +311,37 @@ func drawSubset(r interface{ IntN(int) int }, n, k int, buf []int) []int {
 	return pos
 }
 
-// releaseGram adds the Gram's noise to the upper triangle of g (m × m):
-// row r's entries from the stream (phaseRankGram, 0, ids[r]) of the row's
-// head item, in column order.
-func (rt *rankTrainer) releaseGram(ctx context.Context, g []float64, m int, ids []string) error {
+// releaseGram returns the noisy Gram from the exact one gs (upper
+// triangle, m × m): row r's entries drawn from the stream
+// (phaseRankGram, 0, ids[r]) of the row's head item, in column order;
+// without noise the exact Gram.
+func (rt *rankTrainer) releaseGram(ctx context.Context, gs []Sum, m int, ids []string) ([]float64, error) {
 	t := rt.trainer
-	if t.opts.NoNoise {
-		return nil
-	}
+	g := make([]float64, m*m)
+	grid := t.grids.unit
 	ss := make([]*streams, t.workers)
 	for w := range ss {
 		ss[w] = t.newStreams()
 	}
-	return t.parallel(ctx, m, func(w, r int) {
-		rnd := ss[w].rand(phaseRankGram, 0, ids[r])
-		row := g[r*m : (r+1)*m]
-		for b := r; b < m; b++ {
-			row[b] = t.rank.gram.add(row[b], rnd)
+	errs := make([]error, t.workers)
+	err := t.parallel(ctx, m, func(w, r int) {
+		row, srow := g[r*m:(r+1)*m], gs[r*m:(r+1)*m]
+		var rnd *rand.Rand
+		if !t.opts.NoNoise {
+			rnd = ss[w].rand(phaseRankGram, 0, ids[r])
+		}
+		for b := r; b < m && errs[w] == nil; b++ {
+			if t.opts.NoNoise {
+				row[b], errs[w] = sumFloat(srow[b], grid)
+			} else {
+				row[b], errs[w] = noisy(t.rank.gram, srow[b], grid, rnd)
+			}
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
+	return g, errors.Join(errs...)
 }
 
 // components fills rk's V, K, Weights, Eigenvalues and Edge from the

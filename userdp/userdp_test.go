@@ -154,7 +154,12 @@ func checkMoved(t *testing.T, res *Result, prefix string, d, l2 float64, n int) 
 	if math.Abs(d-l2) > slack {
 		t.Errorf("%s (%s noise) moved by %.12g, want the sensitivity %g (± %.3g)", prefix, res.Report.Sampler, d, l2, slack)
 	}
-	if d > rel.L2 {
+	// The upper bound is checked here on the discrete sampler's releases,
+	// whose grid arithmetic is exact. With float noise the released values
+	// are x + σN rounded to float64, so their difference also carries an
+	// ulp of the noisy values: the float releases' bound is checked on the
+	// exact statistics, before the noise, by TestEveryReleaseSensitivity.
+	if rel.Grid > 0 && d > rel.L2 {
 		t.Errorf("%s (%s noise) moved by %.12g, above the reported Δ₂ %.12g", prefix, res.Report.Sampler, d, rel.L2)
 	}
 }

@@ -10,15 +10,18 @@ import (
 // allocates.
 type workspace struct {
 	r         int
-	gram, rhs []float64 // r × r and r
-	uc        []float64 // a clipped user factor
-	a, b, f   []float64 // (r+1) × (r+1), r+1, r+1: the fold-in system
-	chol, sol []float64 // r × r and r copies for shifted solves
+	gram, rhs []float64 // r × r and r: a noisy Gram matrix and right-hand side
+	// gramSum and rhsSum are an item's exact sums (lower triangle).
+	gramSum, rhsSum []Sum
+	uc              []float64 // a clipped user factor
+	a, b, f         []float64 // (r+1) × (r+1), r+1, r+1: the fold-in system
+	chol, sol       []float64 // r × r and r copies for shifted solves
 }
 
 func newWorkspace(r int) *workspace {
 	return &workspace{
 		r: r, gram: make([]float64, r*r), rhs: make([]float64, r), uc: make([]float64, r),
+		gramSum: make([]Sum, r*r), rhsSum: make([]Sum, r),
 		a: make([]float64, (r+1)*(r+1)), b: make([]float64, r+1), f: make([]float64, r+1),
 		chol: make([]float64, r*r), sol: make([]float64, r),
 	}

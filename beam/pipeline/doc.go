@@ -19,11 +19,11 @@
 //
 //	read (one task per file, ratings parsers) → GroupByKey(user)
 //	→ prepare: a user's candidate ratings in canonical item order, contributed subset (Plan.Subset)
-//	→ mean terms → one global stage: exact sums → ReleaseMean (side input "sums" to every later stage)
-//	→ count terms → GroupByKey(item) → ReleaseCount, Selected → global: the released item list
-//	→ bias terms (and tail terms) → GroupByKey(item) → ReleaseBias → global: biases, ReleaseTail
-//	→ start terms → global: ReleaseStart (or RandomStart)
-//	→ per ALS step (unrolled): user fits and item terms → GroupByKey(item) → ReleaseItem → global: V, NormalizeRows
+//	→ mean terms → Combine: exact sums → ReleaseMean (side input "sums" to every later stage)
+//	→ count terms → CombinePerKey(item) → ReleaseCount, Selected → global: the released item list
+//	→ bias terms → CombinePerKey(item) → ReleaseBias; tail terms → Combine → global: biases, ReleaseTail
+//	→ start terms → Combine (packed second moments) → global: ReleaseStart (or RandomStart)
+//	→ per ALS step (unrolled): user fits and item terms → CombinePerKey(item) → ReleaseItem → global: V, NormalizeRows
 //	→ write the model file (package model) with the privacy report
 //
 // The global results (the sums behind the noisy mean and user count, the
@@ -32,13 +32,16 @@
 // rebuilds it from the options and the side input "sums": NewPlan,
 // ReleaseMean (which draws the same noise wherever it runs, see below) and
 // Decide, so every worker holds the same calibration, factor decision and
-// report. Sums over users are taken in the canonical order of the user
-// IDs (userdp.CompareIDs) after each GroupByKey, as Train takes them, so
-// the floating-point results do not depend on how the runner partitions or
-// orders the data. The global stages gather per-user terms on one worker
-// (the mean's and the tail's: 1 element per user; the start's: one sparse
-// vector per user over the at most HeadItems head items), as Train's
-// order requires; everything else is per user or per item.
+// report. Every sum over users is exact (userdp.Sum, package
+// internal/exactsum: each user's term truncated toward zero to a grid
+// fixed by the options, added as a 128-bit integer), and the combiners
+// add and merge those integers, so the sums do not depend on how the
+// runner partitions, orders or merges the data, and equal Train's bit
+// for bit. No stage gathers per-user terms: the largest single value is
+// an accumulator — the start's packed lower triangle over the at most
+// HeadItems head items (HeadItems·(HeadItems+1)/2 sums of 24 bytes) —
+// or the release itself (the released items' IDs, counts, biases and
+// V); per item, one Gram accumulator of r² + r sums.
 //
 // # DP under retries
 //
@@ -59,7 +62,7 @@
 //     statistic is ever released with two different noise values (which
 //     would average the noise away and spend the budget twice).
 //     Everything a DoFn computes from its inputs is deterministic too
-//     (sums in canonical order, no map iteration order, no time), so a
+//     (exact sums, no map iteration order, no time), so a
 //     retried bundle emits the same elements. TestWorkersShareLaunchNoise
 //     checks that every worker's plan of one launch draws the same noise,
 //     and TestReusedKeyDoesNotCancel that two launches with one key (on

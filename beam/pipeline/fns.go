@@ -13,6 +13,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
+	"github.com/dpmc/dpmc/internal/exactsum"
 	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/userdp"
@@ -78,22 +79,26 @@ func (b *Base) newPlan() (*userdp.Plan, error) {
 }
 
 // ready returns the whole plan, replayed from the mean's exact sums (the
-// first element of the side input), and the released centre. The replay
-// draws the same noise as the mean stage did (seed, or secret key), so
-// every worker holds the same plan.
+// side input: the combined sums, merged here should a runner split them)
+// and the released centre. The replay draws the same noise as the mean
+// stage did (seed, or secret key), so every worker holds the same plan.
 func (b *Base) ready(side func(*sums) bool) (*userdp.Plan, float64, error) {
 	if b.plan != nil {
 		return b.plan, b.mu, nil
 	}
+	var total userdp.MeanSums
 	var s sums
-	if !side(&s) {
-		return nil, 0, fmt.Errorf("pipeline: the global mean's sums are missing")
+	for side(&s) {
+		total.Add(userdp.MeanSums(s))
 	}
 	p, err := b.newPlan()
 	if err != nil {
 		return nil, 0, err
 	}
-	mu, users := p.ReleaseMean(userdp.MeanSums(s))
+	mu, users, err := p.ReleaseMean(total)
+	if err != nil {
+		return nil, 0, err
+	}
 	if err := p.Decide(users); err != nil {
 		return nil, 0, err
 	}
@@ -112,12 +117,6 @@ func (b *Base) shuffled(ctx context.Context, name string, n int) {
 	}
 	beam.NewCounter("dpmc", name+" elements").Inc(ctx, 1)
 	beam.NewCounter("dpmc", name+" bytes").Inc(ctx, int64(n))
-}
-
-// byUser sorts terms by the canonical order of their users' IDs: every
-// sum over users runs in that order, as in userdp.Train.
-func byUser[T any](ts []T, user func(*T) string) {
-	slices.SortFunc(ts, func(a, b T) int { return userdp.CompareIDs(user(&a), user(&b)) })
 }
 
 // collect drains an iterator.
@@ -214,13 +213,13 @@ func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit fu
 	return nil
 }
 
-// meanTermFn emits a user's terms of the global mean.
+// meanTermFn emits a user's exact terms of the global mean.
 type meanTermFn struct {
 	Base
 	plan *userdp.Plan
 }
 
-func (f *meanTermFn) ProcessElement(ctx context.Context, u userRec, emit func(meanTerm)) error {
+func (f *meanTermFn) ProcessElement(ctx context.Context, u userRec, emit func(sums)) error {
 	if f.plan == nil {
 		p, err := f.newPlan()
 		if err != nil {
@@ -231,30 +230,124 @@ func (f *meanTermFn) ProcessElement(ctx context.Context, u userRec, emit func(me
 	if len(u.CVals) == 0 {
 		return nil
 	}
-	m := f.plan.UserMean(u.CVals)
-	f.shuffled(ctx, "mean terms", len(u.ID)+32)
-	emit(meanTerm{User: u.ID, Sum: m.Sum, Users: m.Users, Total: m.Total, Ratings: m.Ratings})
+	f.shuffled(ctx, "mean terms", 4*16)
+	emit(sums(f.plan.UserMean(u.CVals)))
 	return nil
 }
 
-// meanFn adds the users' mean terms in canonical user order.
-func meanFn(_ []byte, next func(*meanTerm) bool, emit func(sums)) {
-	ts := collect(next)
-	byUser(ts, func(t *meanTerm) string { return t.User })
-	var s userdp.MeanSums
-	for _, t := range ts {
-		s.Add(userdp.MeanSums{Sum: t.Sum, Users: t.Users, Total: t.Total, Ratings: t.Ratings})
-	}
-	emit(sums(s))
+// The combiners add exact sums (package exactsum through userdp): the
+// runner may split, order and merge partial sums as it likes, and the
+// whole sum is the same integer, so the release equals dpmc train's.
+
+// meanCombineFn adds the mean's sums.
+type meanCombineFn struct{}
+
+func (meanCombineFn) CreateAccumulator() sums { return sums{} }
+func (meanCombineFn) AddInput(a, t sums) sums { return meanCombineFn{}.MergeAccumulators(a, t) }
+func (meanCombineFn) MergeAccumulators(a, b sums) sums {
+	m := userdp.MeanSums(a)
+	m.Add(userdp.MeanSums(b))
+	return sums(m)
+}
+func (meanCombineFn) ExtractOutput(a sums) sums { return a }
+
+// sumCombineFn adds exact sums (an item's count).
+type sumCombineFn struct{}
+
+func (sumCombineFn) CreateAccumulator() exactsum.Sum { return exactsum.Sum{} }
+func (sumCombineFn) AddInput(a, t exactsum.Sum) exactsum.Sum {
+	a.Merge(t)
+	return a
+}
+func (sumCombineFn) MergeAccumulators(a, b exactsum.Sum) exactsum.Sum {
+	a.Merge(b)
+	return a
+}
+func (sumCombineFn) ExtractOutput(a exactsum.Sum) exactsum.Sum { return a }
+
+// weightedCombineFn adds exact (sum, weight) pairs (an item's bias, the
+// tail).
+type weightedCombineFn struct{}
+
+func (weightedCombineFn) CreateAccumulator() weighted { return weighted{} }
+func (weightedCombineFn) AddInput(a, t weighted) weighted {
+	return weightedCombineFn{}.MergeAccumulators(a, t)
+}
+func (weightedCombineFn) MergeAccumulators(a, b weighted) weighted {
+	a.S.Merge(b.S)
+	a.W.Merge(b.W)
+	return a
+}
+func (weightedCombineFn) ExtractOutput(a weighted) weighted { return a }
+
+// startCombineFn adds users' start terms into the exact packed
+// second-moment matrix (userdp.Plan.AccumulateStart, MergeStart).
+type startCombineFn struct {
+	Base
+	p *userdp.Plan
 }
 
-// countTermFn emits a user's count weight for each contributed item.
+func (f *startCombineFn) CreateAccumulator() packed { return packed{} }
+func (f *startCombineFn) AddInput(a packed, t startTerm) (packed, error) {
+	if f.p == nil {
+		p, err := f.newPlan()
+		if err != nil {
+			return a, err
+		}
+		f.p = p
+	}
+	a.M = f.p.AccumulateStart(a.M, t.Idx, t.Z)
+	return a, nil
+}
+func (f *startCombineFn) MergeAccumulators(a, b packed) packed {
+	return packed{M: userdp.MergeStart(a.M, b.M)}
+}
+func (f *startCombineFn) ExtractOutput(a packed) packed { return a }
+
+// gramCombineFn adds users' terms of an item's Gram matrix and
+// right-hand side exactly (userdp.Plan.AddItemTerm).
+type gramCombineFn struct {
+	Base
+	p *userdp.Plan
+}
+
+func (f *gramCombineFn) CreateAccumulator() gramSums { return gramSums{} }
+func (f *gramCombineFn) AddInput(a gramSums, t itemTerm) (gramSums, error) {
+	if f.p == nil {
+		p, err := f.newPlan()
+		if err != nil {
+			return a, err
+		}
+		f.p = p
+	}
+	if a.G == nil {
+		r := len(t.U)
+		a = gramSums{G: make([]exactsum.Sum, r*r), H: make([]exactsum.Sum, r)}
+	}
+	f.p.AddItemTerm(a.G, a.H, t.W, t.E, t.U)
+	return a, nil
+}
+func (f *gramCombineFn) MergeAccumulators(a, b gramSums) gramSums {
+	if a.G == nil {
+		return b
+	}
+	for k := range b.G {
+		a.G[k].Merge(b.G[k])
+	}
+	for k := range b.H {
+		a.H[k].Merge(b.H[k])
+	}
+	return a
+}
+func (f *gramCombineFn) ExtractOutput(a gramSums) gramSums { return a }
+
+// countTermFn emits a user's exact count term for each contributed item.
 type countTermFn struct {
 	Base
 	plan *userdp.Plan
 }
 
-func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(string, weighted)) error {
+func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(string, exactsum.Sum)) error {
 	if f.plan == nil {
 		p, err := f.newPlan()
 		if err != nil {
@@ -265,29 +358,29 @@ func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(s
 	if len(u.CItems) == 0 {
 		return nil
 	}
-	w := f.plan.CountWeight(len(u.CItems))
+	var w exactsum.Sum
+	f.plan.AddCount(&w, f.plan.CountWeight(len(u.CItems)))
 	for _, id := range u.CItems {
-		f.shuffled(ctx, "count terms by item", len(id)+len(u.ID)+8)
-		emit(id, weighted{User: u.ID, W: w})
+		f.shuffled(ctx, "count terms by item", len(id)+16)
+		emit(id, w)
 	}
 	return nil
 }
 
-// countFn releases an item's count and keeps the item if it is selected.
+// countFn releases an item's count from its exact sum and keeps the item
+// if it is selected.
 type countFn struct{ Base }
 
-func (f *countFn) ProcessElement(item string, next func(*weighted) bool, side func(*sums) bool, emit func(itemValue)) error {
+func (f *countFn) ProcessElement(item string, sum exactsum.Sum, side func(*sums) bool, emit func(itemValue)) error {
 	p, _, err := f.ready(side)
 	if err != nil {
 		return err
 	}
-	ts := collect(next)
-	byUser(ts, func(t *weighted) string { return t.User })
-	var sum float64
-	for _, t := range ts {
-		sum += t.W
+	c, err := p.ReleaseCount(item, sum)
+	if err != nil {
+		return err
 	}
-	if c := p.ReleaseCount(item, sum); p.Selected(c, true) {
+	if p.Selected(c, true) {
 		emit(itemValue{Item: item, V: c})
 	}
 	return nil
@@ -310,7 +403,11 @@ func (f *selectFn) ProcessElement(_ []byte, side func(*sums) bool, next func(*it
 		}
 		for _, id := range items {
 			if !seen[id] {
-				cs = append(cs, itemValue{Item: id, V: p.ReleaseCount(id, 0)})
+				c, err := p.ReleaseCount(id, exactsum.Sum{})
+				if err != nil {
+					return err
+				}
+				cs = append(cs, itemValue{Item: id, V: c})
 			}
 		}
 	}
@@ -409,23 +506,27 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	}
 	beta := p.UserOffset(u.Vals, mu)
 	ts, tw, ok := p.UserBias(mu, beta, len(u.CItems), kc, kv, tail, func(j int32, term, weight float64) {
-		f.shuffled(ctx, "bias terms by item", len(x.rel.ItemIDs[j])+len(u.ID)+16)
-		emitItem(x.rel.ItemIDs[j], weighted{User: u.ID, S: term, W: weight})
+		var w weighted
+		p.AddBias(&w.S, &w.W, term, weight)
+		f.shuffled(ctx, "bias terms by item", len(x.rel.ItemIDs[j])+32)
+		emitItem(x.rel.ItemIDs[j], w)
 	})
 	if ok {
-		f.shuffled(ctx, "tail terms", len(u.ID)+16)
-		emitTail(weighted{User: u.ID, S: ts, W: tw})
+		var w weighted
+		p.AddTail(&w.S, &w.W, ts, tw)
+		f.shuffled(ctx, "tail terms", 32)
+		emitTail(w)
 	}
 	return nil
 }
 
-// biasFn releases an item's bias from its users' terms.
+// biasFn releases an item's bias from its exact sums.
 type biasFn struct {
 	Base
 	rel *relIndex
 }
 
-func (f *biasFn) ProcessElement(item string, next func(*weighted) bool, side func(*sums) bool, relSide func(*release) bool, emit func(itemValue)) error {
+func (f *biasFn) ProcessElement(item string, sw weighted, side func(*sums) bool, relSide func(*release) bool, emit func(itemValue)) error {
 	p, _, err := f.ready(side)
 	if err != nil {
 		return err
@@ -434,14 +535,10 @@ func (f *biasFn) ProcessElement(item string, next func(*weighted) bool, side fun
 	if err != nil {
 		return err
 	}
-	ts := collect(next)
-	byUser(ts, func(t *weighted) string { return t.User })
-	var s, w float64
-	for _, t := range ts {
-		s += t.S
-		w += t.W
+	ns, b, err := p.ReleaseBias(item, sw.S, sw.W, x.rel.Counts[x.index[item]])
+	if err != nil {
+		return err
 	}
-	ns, b := p.ReleaseBias(item, s, w, x.rel.Counts[x.index[item]])
 	emit(itemValue{Item: item, Sum: ns, V: b})
 	return nil
 }
@@ -465,19 +562,21 @@ func (f *assembleFn) ProcessElement(rel release, side func(*sums) bool, biases f
 	for j, id := range rel.ItemIDs {
 		b, ok := got[id]
 		if !ok {
-			b.Sum, b.V = p.ReleaseBias(id, 0, 0, rel.Counts[j])
+			if b.Sum, b.V, err = p.ReleaseBias(id, exactsum.Sum{}, exactsum.Sum{}, rel.Counts[j]); err != nil {
+				return err
+			}
 		}
 		rel.BiasSums[j], rel.ItemBias[j] = b.Sum, b.V
 	}
 	if p.WithTail() {
-		ts := collect(tails)
-		byUser(ts, func(t *weighted) string { return t.User })
-		var s, w float64
-		for _, t := range ts {
-			s += t.S
-			w += t.W
+		var tw weighted // the combined tail (merged, should a runner split it)
+		for _, t := range collect(tails) {
+			tw = weightedCombineFn{}.MergeAccumulators(tw, t)
 		}
-		ns, nw, tb := p.ReleaseTail(s, w)
+		ns, nw, tb, err := p.ReleaseTail(tw.S, tw.W)
+		if err != nil {
+			return err
+		}
 		rel.BiasSums = append(rel.BiasSums, ns, nw)
 		rel.TailBias = tb
 	}
@@ -516,17 +615,17 @@ func (f *startTermFn) ProcessElement(ctx context.Context, u userRec, side func(*
 	beta := p.UserOffset(u.Vals, mu)
 	idx, z := p.StartTerms(mu, beta, x.rel.ItemBias, f.pos, kc, kv, w, nil, nil)
 	if len(idx) > 0 {
-		f.shuffled(ctx, "start terms", len(u.ID)+12*len(idx))
-		emit(startTerm{User: u.ID, Idx: idx, Z: z})
+		f.shuffled(ctx, "start terms", 12*len(idx))
+		emit(startTerm{Idx: idx, Z: z})
 	}
 	return nil
 }
 
-// startFn releases the start: random, or from the users' summed
-// second-moment matrix.
+// startFn releases the start: random, or from the users' exact
+// second-moment matrix (combined by startCombineFn).
 type startFn struct{ Base }
 
-func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*startTerm) bool, emit func(release)) error {
+func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*packed) bool, emit func(release)) error {
 	p, _, err := f.ready(side)
 	if err != nil {
 		return err
@@ -544,11 +643,9 @@ func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*
 	cand, _ := userdp.StartPositions(head)
 	h := len(cand)
 	if h > 0 {
-		ts := collect(next)
-		byUser(ts, func(t *startTerm) string { return t.User })
-		m := make([]float64, h*h)
-		for _, t := range ts {
-			userdp.AccumulateStart(m, h, t.Idx, t.Z)
+		var m []exactsum.Sum
+		for _, t := range collect(next) {
+			m = userdp.MergeStart(m, t.M)
 		}
 		if err := p.ReleaseStart(rel.ItemIDs, head, cand, m, rel.V); err != nil {
 			return err
@@ -597,8 +694,8 @@ func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 		}
 		uc := make([]float64, o.Rank)
 		e := p.ItemTerm(uf, uc, kv[q], mu, x.rel.ItemBias[j], ub)
-		f.shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(x.rel.ItemIDs[j])+len(u.ID)+16+8*len(uc))
-		emit(x.rel.ItemIDs[j], itemTerm{User: u.ID, W: w[q], E: e, U: uc})
+		f.shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(x.rel.ItemIDs[j])+16+8*len(uc))
+		emit(x.rel.ItemIDs[j], itemTerm{W: w[q], E: e, U: uc})
 	}
 	return nil
 }
@@ -621,8 +718,8 @@ func fitModel(rel *release, mu float64, o userdp.Options) *userdp.Result {
 	}
 }
 
-// itemStepFn releases an item's factor row at step Step from its users'
-// terms.
+// itemStepFn releases an item's factor row at step Step from its exact
+// sums (combined by gramCombineFn).
 type itemStepFn struct {
 	Base
 	Step int
@@ -631,7 +728,7 @@ type itemStepFn struct {
 	solver *userdp.Solver
 }
 
-func (f *itemStepFn) ProcessElement(item string, next func(*itemTerm) bool, side func(*sums) bool, relSide func(*release) bool, emit func(itemRow)) error {
+func (f *itemStepFn) ProcessElement(item string, gs gramSums, side func(*sums) bool, relSide func(*release) bool, emit func(itemRow)) error {
 	p, _, err := f.ready(side)
 	if err != nil {
 		return err
@@ -644,14 +741,13 @@ func (f *itemStepFn) ProcessElement(item string, next func(*itemTerm) bool, side
 		f.solver = p.NewSolver()
 	}
 	r := p.Options().Rank
-	ts := collect(next)
-	byUser(ts, func(t *itemTerm) string { return t.User })
-	g, h := make([]float64, r*r), make([]float64, r)
-	for _, t := range ts {
-		userdp.AddItemTerm(g, h, t.W, t.E, t.U)
+	if gs.G == nil {
+		gs = gramSums{G: make([]exactsum.Sum, r*r), H: make([]exactsum.Sum, r)}
 	}
 	row := make([]float64, r)
-	p.ReleaseItem(f.solver, f.Step, item, x.rel.Counts[x.index[item]], g, h, row)
+	if err := p.ReleaseItem(f.solver, f.Step, item, x.rel.Counts[x.index[item]], gs.G, gs.H, row); err != nil {
+		return err
+	}
 	emit(itemRow{Item: item, Row: row})
 	return nil
 }
@@ -691,7 +787,9 @@ func (f *stepFn) ProcessElement(ctx context.Context, rel release, side func(*sum
 		if s == nil {
 			s = p.NewSolver()
 		}
-		p.ReleaseItem(s, f.Step, id, rel.Counts[j], make([]float64, r*r), make([]float64, r), v[j*r:(j+1)*r])
+		if err := p.ReleaseItem(s, f.Step, id, rel.Counts[j], make([]exactsum.Sum, r*r), make([]exactsum.Sum, r), v[j*r:(j+1)*r]); err != nil {
+			return err
+		}
 	}
 	userdp.NormalizeRows(v, r, head)
 	rel.V = v
@@ -746,26 +844,30 @@ func init() {
 	// iterators without reflection.
 	register.DoFn3x1[context.Context, string, func(string, rating), error](&readFn{})
 	register.DoFn3x1[string, func(*rating) bool, func(userRec), error](&prepareFn{})
-	register.DoFn3x1[context.Context, userRec, func(meanTerm), error](&meanTermFn{})
-	register.Function3x0(meanFn)
-	register.DoFn3x1[context.Context, userRec, func(string, weighted), error](&countTermFn{})
-	register.DoFn4x1[string, func(*weighted) bool, func(*sums) bool, func(itemValue), error](&countFn{})
+	register.DoFn3x1[context.Context, userRec, func(sums), error](&meanTermFn{})
+	register.Combiner1[sums](&meanCombineFn{})
+	register.Combiner1[exactsum.Sum](&sumCombineFn{})
+	register.Combiner1[weighted](&weightedCombineFn{})
+	register.Combiner3[packed, startTerm, packed](&startCombineFn{})
+	register.Combiner3[gramSums, itemTerm, gramSums](&gramCombineFn{})
+	register.DoFn3x1[context.Context, userRec, func(string, exactsum.Sum), error](&countTermFn{})
+	register.DoFn4x1[string, exactsum.Sum, func(*sums) bool, func(itemValue), error](&countFn{})
 	register.DoFn4x1[[]byte, func(*sums) bool, func(*itemValue) bool, func(release), error](&selectFn{})
 	register.DoFn6x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, weighted), func(weighted), error](&userBiasFn{})
-	register.DoFn5x1[string, func(*weighted) bool, func(*sums) bool, func(*release) bool, func(itemValue), error](&biasFn{})
+	register.DoFn5x1[string, weighted, func(*sums) bool, func(*release) bool, func(itemValue), error](&biasFn{})
 	register.DoFn5x1[release, func(*sums) bool, func(*itemValue) bool, func(*weighted) bool, func(release), error](&assembleFn{})
 	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(startTerm), error](&startTermFn{})
-	register.DoFn4x1[release, func(*sums) bool, func(*startTerm) bool, func(release), error](&startFn{})
+	register.DoFn4x1[release, func(*sums) bool, func(*packed) bool, func(release), error](&startFn{})
 	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, itemTerm), error](&userStepFn{})
-	register.DoFn5x1[string, func(*itemTerm) bool, func(*sums) bool, func(*release) bool, func(itemRow), error](&itemStepFn{})
+	register.DoFn5x1[string, gramSums, func(*sums) bool, func(*release) bool, func(itemRow), error](&itemStepFn{})
 	register.DoFn5x1[context.Context, release, func(*sums) bool, func(*itemRow) bool, func(release), error](&stepFn{})
 	register.DoFn3x1[context.Context, release, func(*sums) bool, error](&writeFn{})
 
 	register.Emitter2[string, rating]()
 	register.Emitter2[string, weighted]()
+	register.Emitter2[string, exactsum.Sum]()
 	register.Emitter2[string, itemTerm]()
 	register.Emitter1[userRec]()
-	register.Emitter1[meanTerm]()
 	register.Emitter1[sums]()
 	register.Emitter1[weighted]()
 	register.Emitter1[itemValue]()
@@ -774,12 +876,10 @@ func init() {
 	register.Emitter1[itemRow]()
 
 	register.Iter1[rating]()
-	register.Iter1[meanTerm]()
 	register.Iter1[weighted]()
 	register.Iter1[sums]()
 	register.Iter1[itemValue]()
 	register.Iter1[release]()
-	register.Iter1[startTerm]()
-	register.Iter1[itemTerm]()
+	register.Iter1[packed]()
 	register.Iter1[itemRow]()
 }

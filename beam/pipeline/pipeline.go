@@ -152,32 +152,39 @@ func Build(s beam.Scope, c *Config) error {
 	byUser := beam.GroupByKey(s, beam.ParDo(s.Scope("read"), &readFn{b}, beam.Create(s, files...)))
 	users := beam.ParDo(s.Scope("prepare users"), &prepareFn{Base: b}, byUser)
 
-	// Global mean and number of users: the plan's first release.
+	// Global mean and number of users: the plan's first release. Every
+	// sum is exact (package exactsum), so the combiners may split, order
+	// and merge partial sums as the runner likes.
 	one := beam.Impulse(s)
 	meanTerms := beam.ParDo(s.Scope("user mean terms"), &meanTermFn{Base: b}, users)
-	sum := beam.ParDo(s.Scope("mean sums"), meanFn, one, beam.SideInput{Input: meanTerms})
+	sum := beam.Combine(s.Scope("mean sums"), &meanCombineFn{}, meanTerms)
 	g := beam.SideInput{Input: sum}
 
 	// Item counts and selection.
-	countTerms := beam.GroupByKey(s, beam.ParDo(s.Scope("user count terms"), &countTermFn{Base: b}, users))
-	counts := beam.ParDo(s.Scope("release counts"), &countFn{b}, countTerms, g)
+	countTerms := beam.ParDo(s.Scope("user count terms"), &countTermFn{Base: b}, users)
+	countSums := beam.CombinePerKey(s.Scope("count sums"), &sumCombineFn{}, countTerms)
+	counts := beam.ParDo(s.Scope("release counts"), &countFn{b}, countSums, g)
 	rel := beam.ParDo(s.Scope("select items"), &selectFn{b}, one, g, beam.SideInput{Input: counts})
 
 	// Item biases and the tail.
 	itemTerms, tailTerms := beam.ParDo2(s.Scope("user bias terms"), &userBiasFn{Base: b}, users, g, beam.SideInput{Input: rel})
-	biases := beam.ParDo(s.Scope("release biases"), &biasFn{Base: b}, beam.GroupByKey(s, itemTerms), g, beam.SideInput{Input: rel})
-	rel = beam.ParDo(s.Scope("assemble biases"), &assembleFn{b}, rel, g, beam.SideInput{Input: biases}, beam.SideInput{Input: tailTerms})
+	biasSums := beam.CombinePerKey(s.Scope("bias sums"), &weightedCombineFn{}, itemTerms)
+	tailSum := beam.Combine(s.Scope("tail sums"), &weightedCombineFn{}, tailTerms)
+	biases := beam.ParDo(s.Scope("release biases"), &biasFn{Base: b}, biasSums, g, beam.SideInput{Input: rel})
+	rel = beam.ParDo(s.Scope("assemble biases"), &assembleFn{b}, rel, g, beam.SideInput{Input: biases}, beam.SideInput{Input: tailSum})
 
 	// Factors: the start, then Iters ALS steps, unrolled. Whether factors
 	// are released depends on the noisy number of users (AutoFactors):
 	// the factor stages pass the release through when they are not.
 	if o.Rank > 0 {
 		st := beam.ParDo(s.Scope("user start terms"), &startTermFn{Base: b}, users, g, beam.SideInput{Input: rel})
-		rel = beam.ParDo(s.Scope("release start"), &startFn{b}, rel, g, beam.SideInput{Input: st})
+		stSum := beam.Combine(s.Scope("start sums"), &startCombineFn{Base: b}, st)
+		rel = beam.ParDo(s.Scope("release start"), &startFn{b}, rel, g, beam.SideInput{Input: stSum})
 		for step := range o.Iters {
 			sc := s.Scope(fmt.Sprintf("ALS step %d", step+1))
 			terms := beam.ParDo(sc, &userStepFn{Base: b, Step: step}, users, g, beam.SideInput{Input: rel})
-			rows := beam.ParDo(sc, &itemStepFn{Base: b, Step: step}, beam.GroupByKey(sc, terms), g, beam.SideInput{Input: rel})
+			gs := beam.CombinePerKey(sc, &gramCombineFn{Base: b}, terms)
+			rows := beam.ParDo(sc, &itemStepFn{Base: b, Step: step}, gs, g, beam.SideInput{Input: rel})
 			rel = beam.ParDo(sc, &stepFn{Base: b, Step: step}, rel, g, beam.SideInput{Input: rows})
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+
+	"github.com/dpmc/dpmc/internal/exactsum"
 )
 
 // The pipeline's element types. Every field is exported so that Beam's
@@ -26,23 +28,33 @@ type userRec struct {
 	CVals  []float64
 }
 
-// meanTerm is one user's terms of the global mean.
-type meanTerm struct {
-	User                       string
-	Sum, Users, Total, Ratings float64
-}
-
-// sums are the exact (not released) sums of the mean terms: every stage
-// replays the plan from them (userdp.Plan.ReleaseMean draws the same
-// noise wherever it runs, see the package documentation).
+// sums are exact sums of the global mean's terms (userdp.MeanSums):
+// one user's (userdp.Plan.UserMean), or any partial or whole sum of
+// them; merged by a combiner in any order. Every stage replays the plan
+// from the whole sum (userdp.Plan.ReleaseMean draws the same noise
+// wherever it runs, see the package documentation).
 type sums struct {
-	Sum, Users, Total, Ratings float64
+	Sum, Users, Total, Ratings exactsum.Sum
 }
 
-// weighted is one user's term of an item's count, bias sum or tail.
+// weighted is an exact sum and weight: one user's term of an item's bias
+// sum or of the tail (userdp.Plan.AddBias, AddTail), or any partial or
+// whole sum of such terms.
 type weighted struct {
-	User string
-	S, W float64
+	S, W exactsum.Sum
+}
+
+// packed is the start's exact second-moment matrix, its lower triangle
+// packed (userdp.Plan.AccumulateStart): a combiner's accumulator.
+type packed struct {
+	M []exactsum.Sum
+}
+
+// gramSums are an item's exact Gram matrix (r × r, lower triangle) and
+// right-hand side in an ALS step (userdp.Plan.AddItemTerm): a combiner's
+// accumulator; nil until the first term.
+type gramSums struct {
+	G, H []exactsum.Sum
 }
 
 // itemValue is an item's released value (count, or bias sum and bias).
@@ -64,15 +76,13 @@ type release struct {
 
 // startTerm is one user's weighted residual vector over the head items.
 type startTerm struct {
-	User string
-	Idx  []int32
-	Z    []float64
+	Idx []int32
+	Z   []float64
 }
 
 // itemTerm is one user's term of an item's Gram matrix and right-hand
 // side: weight, clipped residual and clipped factor.
 type itemTerm struct {
-	User string
 	W, E float64
 	U    []float64
 }
@@ -84,7 +94,7 @@ type itemRow struct {
 }
 
 func init() {
-	for _, t := range []any{rating{}, userRec{}, meanTerm{}, sums{}, weighted{}, itemValue{}, release{}, startTerm{}, itemTerm{}, itemRow{}} {
+	for _, t := range []any{rating{}, userRec{}, sums{}, weighted{}, packed{}, gramSums{}, exactsum.Sum{}, itemValue{}, release{}, startTerm{}, itemTerm{}, itemRow{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 }

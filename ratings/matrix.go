@@ -200,9 +200,6 @@ func (v Values) bytesPerValue() int {
 	return 4
 }
 
-// exact32 reports whether x is exactly a float32.
-func exact32(x float64) bool { return float64(float32(x)) == x }
-
 // to32 returns x rounded to the nearest float32 (ties to even), as a
 // Matrix stores it: a zero, or a value that rounds to one, as +0.
 func to32(x float64) float32 {

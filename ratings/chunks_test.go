@@ -380,7 +380,7 @@ func TestPack(t *testing.T) {
 		l.appendRecord(2, 1, 7, 0.5)
 		l.appendRecord(4, 1, last.i, last.v)
 		if l.vc != nil || !reflect.DeepEqual(l.us, []int32{0, 1, 1}) || !reflect.DeepEqual(l.is, []int32{1, 7, last.i}) ||
-			l.vs.Len() != 3 || l.vs.At(0) != 3 || l.vs.At(1) != 0.5 || l.vs.At(2) != last.v || l.lineOf(2) != 4 {
+			l.vs.Len() != 3 || l.vs.At(0) != 3 || l.vs.At(1) != 0.5 || l.vs.At(2) != float64(float32(last.v)) || l.lineOf(2) != 4 {
 			t.Fatalf("after item %d, value %v: vc %v, us %v, is %v, vs %v", last.i, last.v, l.vc, l.us, l.is, l.vs)
 		}
 	}

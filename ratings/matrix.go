@@ -79,12 +79,24 @@ func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 // so that solvers can sweep either way without copying. Within a row the
 // items are in increasing order, within a column the users are.
 //
-// Indices are int32. Values are float32 when every value is exactly a
-// float32 (integers, half stars and any rating with at most 24 significant
-// bits), else float64: 16 bytes per rating for both views, 24 in the
-// fallback; a matrix that a loader built from a file of at most 256
-// distinct values keeps a byte per value, a code into a shared table of
-// the values: 10 bytes per rating. Values hides which.
+// Indices are int32. Values are float32: 16 bytes per rating for both
+// views; a matrix that a loader built from a file of at most 256 distinct
+// values keeps a byte per value, a code into a shared table of the values:
+// 10 bytes per rating. Values hides which.
+//
+// Every stored value is the rating given rounded to the nearest float32
+// (ties to even; a zero as +0), the table's values included: exact for
+// integers, half
+// stars and any value with at most 24 significant bits, and otherwise
+// within 2⁻²⁴ ≈ 6e-8 of it relative to its magnitude (for |v| ≥ 2⁻¹²⁶ ≈
+// 1.2e-38; below that within 2⁻¹⁵⁰ ≈ 7e-46 absolute), far below the step
+// of any real rating scale (a 4-decimal rating of 1–5 moves by 1e-4 at
+// least, 3 orders of magnitude above its rounding). Rounding is monotone,
+// so a value within a range whose bounds are float32s (1–5, 0.5–5, −10–10)
+// stays within it, and so does a mean of duplicates. A rating whose
+// float32 rounding is infinite (|v| ≥ about 3.4e38) is refused. (A value
+// not exactly a float32 used to be kept as float64, twice: 24 bytes per
+// rating.)
 //
 // A Matrix is safe for concurrent reads. The zero Matrix is not valid: use
 // New, Build or a Builder.
@@ -106,13 +118,13 @@ type Matrix struct {
 
 // Values is a read-only run of ratings, as Row and Col return them: the
 // matrix's own storage, read through At or copied out by CopyTo, exactly
-// the values stored either way. The storage is one of three: a byte per
-// value, the code of one of at most 256 distinct values (what a loaded
-// ratings file of whole or half stars gets), float32 when every value is
-// exactly a float32, or float64. The zero Values is empty.
+// the values stored either way. A matrix's storage is one of two: a byte
+// per value, the code of one of at most 256 distinct values (what a loaded
+// ratings file of whole or half stars gets), or float32; ValuesOf's is the
+// caller's float64s. The zero Values is empty.
 type Values struct {
 	f32   []float32
-	f64   []float64     // non-nil for a matrix with a value that is not exactly a float32
+	f64   []float64     // non-nil only from ValuesOf: a Matrix never holds float64 values
 	codes []uint8       // with table: value k is table[codes[k]]
 	table *[256]float64 // non-nil for coded values
 }
@@ -188,29 +200,37 @@ func (v Values) bytesPerValue() int {
 	return 4
 }
 
-// exact32 reports whether x is exactly a float32.
-func exact32(x float64) bool { return float64(float32(x)) == x }
-
-// appendValue appends x to v, as a float32 while every value so far is
-// exactly one, switching v to float64 at the first that is not.
-func appendValue(v *Values, x float64) {
-	if v.f64 == nil {
-		if exact32(x) {
-			v.f32 = append(v.f32, float32(x))
-			return
-		}
-		f := make([]float64, len(v.f32), max(cap(v.f32), len(v.f32)+1))
-		for k, y := range v.f32 {
-			f[k] = float64(y)
-		}
-		v.f64, v.f32 = f, nil
+// to32 returns x rounded to the nearest float32 (ties to even), as a
+// Matrix stores it: a zero, or a value that rounds to one, as +0.
+func to32(x float64) float32 {
+	if f := float32(x); f != 0 {
+		return f
 	}
-	v.f64 = append(v.f64, x)
+	return 0
+}
+
+// round32 returns to32(x) as a float64.
+func round32(x float64) float64 { return float64(to32(x)) }
+
+// fits32 reports whether x's float32 rounding is finite: whether a Matrix
+// can store it.
+func fits32(x float64) bool { return !math.IsInf(round32(x), 0) }
+
+// errNot32 is the error for a finite value beyond float32's range.
+func errNot32(what string, k int, x float64) error {
+	return fmt.Errorf("ratings: %s %d: value %v is beyond the float32 range (±%g) a Matrix stores", what, k, x, math.MaxFloat32)
+}
+
+// appendValue appends x to v, rounded to the nearest float32 (an x beyond
+// float32's range becomes ±Inf, which build refuses).
+func appendValue(v *Values, x float64) {
+	v.f32 = append(v.f32, to32(x))
 }
 
 // New builds an m × n Matrix from triples, which it does not keep or
 // modify. It returns an error if m or n is negative or above math.MaxInt32,
-// if an index is out of range, if a value is NaN or ±Inf, if there are more
+// if an index is out of range, if a value is NaN or ±Inf or beyond
+// float32's range (see Matrix for the rounding), if there are more
 // than math.MaxInt32 triples, or, as a *DuplicateError, if a (user, item)
 // pair occurs twice.
 func New(m, n int, triples []Triple) (*Matrix, error) {
@@ -224,10 +244,11 @@ func New(m, n int, triples []Triple) (*Matrix, error) {
 // than triples. The mean is computed without overflow and lies between the
 // least and greatest of the k values, so every stored value is finite.
 // Build returns an error, before building anything, if a value is NaN or
-// ±Inf. It runs in O(m + n + len(triples)·log d) time, d the most
-// ratings of a user, and needs, besides the row view of the matrix, 16
-// bytes per triple while it works (20 if a value is not exactly a
-// float32), half of which the column view then takes over.
+// ±Inf or beyond float32's range. A mean is computed in float64 from the
+// values given and then rounded to float32 like any value. It runs in
+// O(m + n + len(triples)·log d) time, d the most ratings of a user, and
+// needs, besides the row view of the matrix, 16 bytes per triple while it
+// works, half of which the column view then takes over.
 func Build(m, n int, triples []Triple, dup Duplicates) (mat *Matrix, averaged int, err error) {
 	if m < 0 || n < 0 || m > math.MaxInt32 || n > math.MaxInt32 {
 		return nil, 0, fmt.Errorf("ratings: matrix size %d × %d out of range [0, %d]", m, n, math.MaxInt32)
@@ -246,21 +267,47 @@ func Build(m, n int, triples []Triple, dup Duplicates) (mat *Matrix, averaged in
 			return nil, 0, fmt.Errorf("ratings: triple %d: item index %d out of range [0, %d)", k, t.Item, n)
 		case math.IsNaN(t.Value) || math.IsInf(t.Value, 0):
 			return nil, 0, fmt.Errorf("ratings: triple %d: value %v is not finite", k, t.Value)
+		case !fits32(t.Value):
+			return nil, 0, errNot32("triple", k, t.Value)
 		}
 	}
 
 	us, is := make([]int32, len(triples)), make([]int32, len(triples))
-	var vs Values
+	vs := Values{f32: make([]float32, 0, len(triples))}
+	var ws []float64 // the values as given, for the means of duplicates
+	if dup == DuplicatesAverage {
+		ws = make([]float64, len(triples))
+	}
 	for k, t := range triples {
 		us[k], is[k] = t.User, t.Item
 		appendValue(&vs, t.Value)
+		if ws != nil {
+			ws[k] = t.Value
+		}
 	}
-	return build(m, n, us, is, vs, dup)
+	return buildMeans(m, n, us, is, vs, ws, dup)
 }
 
 // build is Build for valid sizes and a valid policy, from the triples'
-// users, items and values, which must be valid.
+// users, items and values (float32 or coded), which must be valid but for
+// a value beyond float32's range (±Inf once rounded: an error). The mean
+// of a repeated pair is that of its stored (rounded) values.
 func build(m, n int, us, is []int32, vs Values, dup Duplicates) (mat *Matrix, averaged int, err error) {
+	return buildMeans(m, n, us, is, vs, nil, dup)
+}
+
+// buildMeans is build taking the means of repeated pairs from exact, the
+// values as given, if it is not nil.
+func buildMeans(m, n int, us, is []int32, vs Values, exact []float64, dup Duplicates) (mat *Matrix, averaged int, err error) {
+	for k := range vs.Len() {
+		if v := vs.At(k); math.IsInf(v, 0) {
+			return nil, 0, errNot32("rating", k, v)
+		}
+	}
+	means := vs
+	if exact != nil {
+		means = ValuesOf(exact)
+	}
 	// A stable counting sort by user puts each row's triples together in
 	// their order of position; sorting each row by (item, position) then
 	// makes duplicates adjacent, first one first.
@@ -307,7 +354,7 @@ func build(m, n int, us, is []int32, vs Values, dup Duplicates) (mat *Matrix, av
 				for a, key := range row[p:q] {
 					idx[a] = int32(uint32(key))
 				}
-				v = mean(vs, idx)
+				v = mean(means, idx)
 			}
 			b.add(int32(i), j, v)
 			p = q
@@ -319,22 +366,19 @@ func build(m, n int, us, is []int32, vs Values, dup Duplicates) (mat *Matrix, av
 	var colVal Values
 	if nnz := len(b.m.rowIdx); cap(us) >= nnz {
 		colIdx = us[:nnz]
-		switch {
-		case b.m.rowVal.f64 == nil && vs.f64 == nil && cap(vs.f32) >= nnz:
+		if vs.f32 != nil && cap(vs.f32) >= nnz {
 			colVal.f32 = vs.f32[:nnz]
-		case b.m.rowVal.f64 != nil && vs.f64 != nil && cap(vs.f64) >= nnz:
-			colVal.f64 = vs.f64[:nnz]
 		}
 	}
-	is, order, row = nil, nil, nil // garbage before the column view
+	is, order, row, exact, means = nil, nil, nil, nil, Values{} // garbage before the column view
 	return b.matrix(colIdx, colVal), averaged, nil
 }
 
 // A Builder builds a Matrix from ratings given in row-major order (by
 // user, then by item, each pair once), as a generator that walks the cells
 // in order produces them, without the 16 bytes per rating of a []Triple:
-// it holds the row view as it grows (8 bytes per rating, 12 once a value
-// is not exactly a float32) and adds the column view at the end.
+// it holds the row view as it grows (8 bytes per rating) and adds the
+// column view at the end. Values are rounded to float32 as in a Matrix.
 type Builder struct {
 	m            *Matrix
 	err          error
@@ -366,7 +410,8 @@ func newBuilder(m, n, hint int) *Builder {
 
 // Add appends the rating value of user (row) i for item (column) j. It
 // returns an error, and the Builder then refuses every later call, if i or
-// j is out of range, if value is NaN or ±Inf, if (i, j) does not come
+// j is out of range, if value is NaN or ±Inf or beyond float32's range,
+// if (i, j) does not come
 // after the previous pair in row-major order (a repeated pair included),
 // or if the matrix would hold more than math.MaxInt32 ratings.
 func (b *Builder) Add(i, j int, value float64) error {
@@ -382,6 +427,8 @@ func (b *Builder) Add(i, j int, value float64) error {
 		b.err = fmt.Errorf("ratings: rating %d: item index %d out of range [0, %d)", n, j, mat.cols)
 	case math.IsNaN(value) || math.IsInf(value, 0):
 		b.err = fmt.Errorf("ratings: rating %d: value %v is not finite", n, value)
+	case !fits32(value):
+		b.err = errNot32("rating", n, value)
 	case n == math.MaxInt32:
 		b.err = fmt.Errorf("ratings: more than %d ratings", math.MaxInt32)
 	case i < int(b.lastI) || i == int(b.lastI) && j <= int(b.lastJ):
@@ -401,6 +448,7 @@ func (b *Builder) add(i, j int32, v float64) {
 	appendValue(&mat.rowVal, v)
 	mat.rowPtr[i+1]++
 	b.lastI, b.lastJ = i, j
+	v = round32(v) // min and max are of the values stored
 	mat.min, mat.max = math.Min(mat.min, v), math.Max(mat.max, v)
 }
 
@@ -408,9 +456,9 @@ func (b *Builder) add(i, j int32, v float64) {
 // call. It returns nil if Add has failed or Matrix was called before.
 func (b *Builder) Matrix() *Matrix { return b.matrix(nil, Values{}) }
 
-// matrix is Matrix, building the column view in colIdx and colVal (the
-// one of the row view's value type) if they are not nil, else in new
-// slices. Both must then have the matrix's length.
+// matrix is Matrix, building the column view in colIdx and colVal
+// (float32) if they are not nil, else in new slices. Both must then have
+// the matrix's length.
 func (b *Builder) matrix(colIdx []int32, colVal Values) *Matrix {
 	if b.err != nil || b.m == nil {
 		return nil
@@ -440,23 +488,16 @@ func (b *Builder) matrix(colIdx []int32, colVal Values) *Matrix {
 	if mat.colIdx == nil {
 		mat.colIdx = make([]int32, nnz)
 	}
-	switch {
-	case mat.rowVal.f64 != nil && mat.colVal.f64 == nil:
-		mat.colVal = Values{f64: make([]float64, nnz)}
-	case mat.rowVal.f64 == nil && mat.colVal.f32 == nil:
+	if mat.colVal.f32 == nil {
 		mat.colVal = Values{f32: make([]float32, nnz)}
 	}
-	c32, c64, r32, r64 := mat.colVal.f32, mat.colVal.f64, mat.rowVal.f32, mat.rowVal.f64
+	c32, r32 := mat.colVal.f32, mat.rowVal.f32
 	for i := 0; i < mat.rows; i++ {
 		for p := mat.rowPtr[i]; p < mat.rowPtr[i+1]; p++ {
 			j := mat.rowIdx[p]
 			q := next[j]
 			mat.colIdx[q] = int32(i)
-			if r64 != nil {
-				c64[q] = r64[p]
-			} else {
-				c32[q] = r32[p]
-			}
+			c32[q] = r32[p]
 			next[j]++
 		}
 	}

@@ -2,6 +2,7 @@ package ratings
 
 import (
 	"math"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"unsafe"
@@ -11,17 +12,22 @@ import (
 // values packed in is, the values as indices into table (see
 // codedValues), and no repeated (user, item) pair. It reports false,
 // having changed nothing, if a pair repeats; build then gives the error
-// or the averages. Its result reads as build's does, bit for bit.
+// or the averages; so it does for a value beyond float32's range. Its
+// result reads as build's does, bit for bit.
 //
 // The matrix keeps the codes (one byte a value) and the table, not the
-// values: 10 bytes per rating for both views. Besides the records (8
+// values (the table's rounded to float32, as every Matrix's): 10 bytes per rating for both views. Besides the records (8
 // bytes each) it needs 5 bytes per record (the records by column, user
 // and code) and one (the row view's codes), 14 bytes per record at the
 // peak; the row view takes over the memory of us, the column view that
 // of the records by column, and is is garbage once the rows are built.
 // See scatter for the sorts.
 func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matrix, bool) {
+	if slices.ContainsFunc(table, func(v float64) bool { return !fits32(v) }) {
+		return nil, false // build gives the error
+	}
 	workers = max(workers, 1)
+	returnFreed(len(us))
 	recParts := partsOf(len(us), workers)
 	sc := newScatter[uint8](m, n, workers)
 	inParallel(recParts, func(p int, lo, hi int32) {
@@ -45,9 +51,11 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 		return nil, false
 	}
 	rowIdx, rowVal, colIdx, colVal := sc.views(us, make([]uint8, len(us)))
-	values := new([256]float64)
-	copy(values[:], table)
-	lo, hi := rangeOf(table) // every value of table is some record's
+	values := new([256]float64) // rounded to float32, as every value of a Matrix
+	for k, v := range table {
+		values[k] = round32(v)
+	}
+	lo, hi := rangeOf(values[:len(table)]) // every value of table is some record's
 	return &Matrix{
 		rows: m, cols: n,
 		rowPtr: narrow(sc.rowPtr), rowIdx: rowIdx, rowVal: Values{codes: rowVal, table: values},
@@ -61,11 +69,13 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 // both views, and 16 at the peak, the records' 12 and 4 more. The users
 // by column come first, into new memory, and settle whether a pair
 // repeats while the records are still intact (the caller then falls back
-// to build, which needs them in file order). From then on only the
+// to build, which needs them in file order; so it does for a value
+// beyond float32's range, ±Inf in vs). From then on only the
 // records' memory is needed, not their contents: the values by column go
 // into the memory of us, and the row view into that of is and vs.
 func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matrix, bool) {
 	workers = max(workers, 1)
+	returnFreed(len(us))
 	recParts := partsOf(len(us), workers)
 	sc := newScatter[float32](m, n, workers)
 	inParallel(recParts, func(p int, lo, hi int32) {
@@ -89,6 +99,9 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 	}
 	if len(vs) == 0 {
 		lo, hi = 0, 0
+	}
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return nil, false // a value beyond float32's range: build gives the error
 	}
 	// The same scatter for the values, each part from where it started.
 	cv := float32sOf(us)
@@ -389,23 +402,14 @@ func unpacked(x int32) (i int32, k uint8) {
 }
 
 // unpack leaves the item indices of the packed records is in is and
-// returns their values with is's capacity: float32 Values if every value
-// of the table is exactly a float32, else float64.
+// returns their values, rounded to float32, with is's capacity.
 func (c *codedValues) unpack(is []int32) Values {
-	if !slices.ContainsFunc(c.table, func(v float64) bool { return !exact32(v) }) {
-		f := make([]float32, len(is), cap(is))
-		for k, x := range is {
-			i, code := unpacked(x)
-			is[k], f[k] = i, float32(c.table[code])
-		}
-		return Values{f32: f}
-	}
-	f := make([]float64, len(is), cap(is))
+	f := make([]float32, len(is), cap(is))
 	for k, x := range is {
 		i, code := unpacked(x)
-		is[k], f[k] = i, c.table[code]
+		is[k], f[k] = i, to32(c.table[code])
 	}
-	return Values{f64: f}
+	return Values{f32: f}
 }
 
 // float32sOf returns x's memory as float32s, for x's owner to reuse
@@ -416,4 +420,20 @@ func float32sOf(x []int32) []float32 {
 		return nil
 	}
 	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
+// freedThreshold is the number of records from which returnFreed returns
+// freed memory to the operating system.
+const freedThreshold = 1 << 20
+
+// returnFreed hands the memory freed while reading (the chunks, the
+// records' buffers outgrown) back to the operating system before the
+// views are built, the load's peak, when there are nt ≥ freedThreshold
+// records: the runtime would otherwise keep it mapped while new memory is
+// taken for the views. A forced collection of a heap of pointer-free
+// records costs milliseconds, against the seconds of reading them.
+func returnFreed(nt int) {
+	if nt >= freedThreshold {
+		debug.FreeOSMemory()
+	}
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +20,7 @@ func newGenerateCmd() *cobra.Command {
 		seed     uint64
 		out      outputFlags
 		testPath string
+		decimals int
 	)
 	cmd := &cobra.Command{
 		Use:   "generate",
@@ -34,6 +37,10 @@ without replacement, each
 rounded to float32. Lines are "user<TAB>item<TAB>rating", users and items
 numbered from 1, each rating the shortest decimal that reads back as the
 same number (dpmc train --format tsv reads it exactly).
+
+--decimals D writes each rating rounded to D decimals instead (0: whole
+numbers, a file of at most 5 distinct values; 4: values such as 3.1416,
+which are not exactly float32s), for timing both kinds of ratings file.
 
 --test-output FILE also writes --test-ratings held-out ratings (cells the
 training file does not rate, valued by the same formula with fresh noise).
@@ -64,6 +71,16 @@ data.`,
 			} else if cmd.Flags().Changed("test-ratings") {
 				return fmt.Errorf("--test-ratings needs --test-output")
 			}
+			rounded := cmd.Flags().Changed("decimals")
+			if rounded && (decimals < 0 || decimals > 9) {
+				return fmt.Errorf("--decimals %d: want 0 to 9", decimals)
+			}
+			write := func(d *ratings.Dataset) func(io.Writer) error {
+				if rounded {
+					return func(w io.Writer) error { return writeRounded(w, d.Ratings, decimals) }
+				}
+				return func(w io.Writer) error { return d.WriteTSV(w) }
+			}
 			b := synthetic.DefaultBenchmark(1, seed)
 			b.Users, b.Items, b.Ratings = n/100, n/500, n
 			if testPath != "" && int64(testN) > int64(b.Users)*int64(b.Items)-int64(n) {
@@ -86,11 +103,11 @@ data.`,
 				}
 				test = &ratings.Dataset{Ratings: m, Users: d.Users, Items: d.Items, Min: d.Min, Max: d.Max}
 			}
-			if err := out.writeContext(cmd.Context(), cmd.OutOrStdout(), func(w io.Writer) error { return d.WriteTSV(w) }); err != nil {
+			if err := out.writeContext(cmd.Context(), cmd.OutOrStdout(), write(d)); err != nil {
 				return err
 			}
 			if test != nil {
-				if err := atomicfile.WriteContext(cmd.Context(), testPath, out.force, func(w io.Writer) error { return test.WriteTSV(w) }); err != nil {
+				if err := atomicfile.WriteContext(cmd.Context(), testPath, out.force, write(test)); err != nil {
 					return err
 				}
 				fmt.Fprintf(stderr, "dpmc: wrote %d held-out ratings to %s\n", testN, testPath)
@@ -103,8 +120,29 @@ data.`,
 	f.Uint64Var(&seed, "data-seed", 1, "seed of the data (the set is deterministic for a seed)")
 	f.StringVar(&testPath, "test-output", "", "also write held-out ratings to this file (atomically; --force overwrites)")
 	f.IntVar(&testN, "test-ratings", 100_000, "number of held-out ratings for --test-output")
+	f.IntVar(&decimals, "decimals", 0, "write each rating rounded to this many decimals, 0 to 9 (default: the shortest decimal of its float32)")
 	out.register(cmd)
 	deprecatedAlias(cmd, "seed", "data-seed")
 	deprecatedAlias(cmd, "test", "test-output")
 	return cmd
+}
+
+// writeRounded writes m's ratings as WriteTSV does for a generated set
+// (users and items numbered from 1), each rating rounded to decimals
+// decimals.
+func writeRounded(w io.Writer, m *ratings.Matrix, decimals int) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	var line []byte
+	for t := range m.All() {
+		line = strconv.AppendInt(line[:0], int64(t.User)+1, 10)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, int64(t.Item)+1, 10)
+		line = append(line, '\t')
+		line = strconv.AppendFloat(line, t.Value, 'f', decimals, 64)
+		line = append(line, '\n')
+		if _, err := bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -78,5 +80,46 @@ func TestGenerateRejects(t *testing.T) {
 	}
 	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 1 {
 		t.Errorf("files left behind: %v", names)
+	}
+}
+
+// TestGenerateDecimals checks --decimals: the same cells as without it,
+// each rating written with that many decimals and within half a unit of
+// the last decimal of the value written without it; 0 gives whole stars.
+func TestGenerateDecimals(t *testing.T) {
+	plain, _, code := dpmc(t, "generate", "--ratings", "50000")
+	if code != 0 {
+		t.Fatal("generate failed")
+	}
+	for _, d := range []string{"0", "4"} {
+		out, stderr, code := dpmc(t, "generate", "--ratings", "50000", "--decimals", d)
+		if code != 0 {
+			t.Fatal(stderr)
+		}
+		a, b := strings.Split(plain, "\n"), strings.Split(out, "\n")
+		if len(a) != len(b) {
+			t.Fatalf("--decimals %s: %d lines, want %d", d, len(b), len(a))
+		}
+		for k := range a {
+			fa, fb := strings.Split(a[k], "\t"), strings.Split(b[k], "\t")
+			if len(fa) != 3 {
+				continue
+			}
+			if fa[0] != fb[0] || fa[1] != fb[1] {
+				t.Fatalf("--decimals %s: line %d is %q, want the cell of %q", d, k+1, b[k], a[k])
+			}
+			x, _ := strconv.ParseFloat(fa[2], 64)
+			y, err := strconv.ParseFloat(fb[2], 64)
+			dec := 0
+			if i := strings.IndexByte(fb[2], '.'); i >= 0 {
+				dec = len(fb[2]) - i - 1
+			}
+			if err != nil || strconv.Itoa(dec) != d || math.Abs(x-y) > 0.5*math.Pow(10, -float64(dec))+1e-12 {
+				t.Fatalf("--decimals %s: line %d rating %q, from %q", d, k+1, fb[2], fa[2])
+			}
+		}
+	}
+	if _, stderr, code := dpmc(t, "generate", "--ratings", "50000", "--decimals", "10"); code == 0 || !strings.Contains(stderr, "--decimals") {
+		t.Errorf("--decimals 10 accepted: %q", stderr)
 	}
 }

@@ -69,6 +69,7 @@ var Vocabulary = []Flag{
 	{Name: "data", Type: "string", Default: "", Unit: File, Meaning: "ratings file(s) to train on"},
 	{Name: "data-dir", Type: "string", Default: "", Unit: Dir, Meaning: "folder holding the public data sets (movielens-100k/, sweetrs/)"},
 	{Name: "data-seed", Type: "uint64", Default: "1", Unit: Seed, Meaning: "seed of generated data (the set is a fixed function of it)"},
+	{Name: "decimals", Type: "int", Default: "0", Auto: true, Unit: Count, Meaning: "generate: write each rating rounded to this many decimals"},
 	{Name: "delta", Type: "float64", Default: "1e-06", Unit: Probability, Meaning: "total δ of the (ε, δ) guarantee of everything released"},
 	{Name: "dims", Type: "int", Default: "1", Unit: Count, Meaning: "coordinates of one audited output"},
 	{Name: "epsilon", Type: "float64", Default: "0", Auto: true, Unit: Epsilon, Meaning: "total user-level ε of everything released"},

@@ -7,9 +7,10 @@
 // items without copying. Indices are int32; a loaded file with at most
 // 256 distinct values (stars, half stars, tenths) keeps a one-byte code
 // per value and the table of values, 10 bytes per rating for both views;
-// otherwise the values are float32 when every value is exactly a float32
-// (integer and half-star ratings are), 16 bytes per rating, else float64,
-// 24. Values reads each storage exactly. New and Build make one from
+// otherwise the values are stored as float32, 16 bytes per rating: exact
+// for integers and half stars, else each value rounded to the nearest
+// float32 (within 6e-8 relative, far below any rating scale's step).
+// Values reads each storage exactly. New and Build make one from
 // Triples, and Build can average repeated (user, item) pairs; a Builder
 // takes ratings already in row-major order without a []Triple. The
 // loaders stream the file and keep 8 bytes per rating line read (user,

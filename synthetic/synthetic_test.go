@@ -12,9 +12,11 @@ func TestGenerate(t *testing.T) {
 	if got, want := p.Observed.Len(), 600; got != want {
 		t.Errorf("%d observed entries, want %d", got, want)
 	}
+	// A ratings.Matrix holds each value rounded to the nearest float32
+	// (package ratings): the observed entries are the truth, so rounded.
 	for tr := range p.Observed.All() {
-		if v := p.At(int(tr.User), int(tr.Item)); v != tr.Value {
-			t.Fatalf("observed (%d, %d) = %v, truth %v", tr.User, tr.Item, tr.Value, v)
+		if v := p.At(int(tr.User), int(tr.Item)); tr.Value != float64(float32(v)) {
+			t.Fatalf("observed (%d, %d) = %v, truth %v (float32 %v)", tr.User, tr.Item, tr.Value, v, float32(v))
 		}
 	}
 	for i := range p.Rows {

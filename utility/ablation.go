@@ -21,10 +21,12 @@ type Variant struct {
 
 // DefaultVariants are the choices behind userdp.Defaults' rule, each
 // varied on its own: the tail bias, where the factor share goes without
-// factors, the factor rule, the rank, the head size, the PCA share and
-// the Gram/right-hand-side split.
+// factors, the factor rule and its threshold, the rank, the head size,
+// the ALS steps, the residual clip, the PCA share and the
+// Gram/right-hand-side split; then ShareVariants, what a tenth of the
+// budget buys in each release.
 func DefaultVariants() []Variant {
-	return []Variant{
+	return append([]Variant{
 		{"no tail bias", func(o userdp.Options) userdp.Options { o.NoTail = true; return o }},
 		{"without factors, their share all to the biases", func(o userdp.Options) userdp.Options {
 			o.Shares.CountsWithoutFactors = 0
@@ -39,7 +41,77 @@ func DefaultVariants() []Variant {
 		{"PCA share 0.7", func(o userdp.Options) userdp.Options { o.Shares.PCA = 0.7; return o }},
 		{"Gram share 0.3", func(o userdp.Options) userdp.Options { o.Shares.Gram = 0.3; return o }},
 		{"Gram share 0.7", func(o userdp.Options) userdp.Options { o.Shares.Gram = 0.7; return o }},
+		{"factor threshold 25 000 (users × ε)", func(o userdp.Options) userdp.Options { o.AutoFactorThreshold = 25000; return o }},
+		{"2 ALS steps", func(o userdp.Options) userdp.Options { o.Iters = 2; return o }},
+		{"residual clip (max − min)/4", func(o userdp.Options) userdp.Options { o.ResidualBound = (o.Max - o.Min) / 4; return o }},
+	}, ShareVariants()...)
+}
+
+// ShareStep is the part of the budget (of μ²) that ShareVariants move
+// into or out of one release.
+const ShareStep = 0.1
+
+// ShareVariants measure what a unit of budget buys in each release: for
+// the item counts, the item-bias sums and the factors (the global mean's
+// 2 % stays), one variant gives the release ShareStep more of μ² and one
+// ShareStep less, taken from or given to the other two in proportion to
+// their shares. The change of test RMSE against the defaults is then the
+// value of a tenth of the budget in that release. Where the rule turns
+// the factors off, their share (moved or not) goes to the counts and
+// biases as the rule says, so the factors' rows measure how the rule
+// spends it.
+func ShareVariants() []Variant {
+	type rel struct {
+		name string
+		get  func(*userdp.Shares) *float64
 	}
+	rels := []rel{
+		{"item counts", func(s *userdp.Shares) *float64 { return &s.Counts }},
+		{"item-bias sums", func(s *userdp.Shares) *float64 { return &s.Biases }},
+		{"factors", func(s *userdp.Shares) *float64 { return &s.Factors }},
+	}
+	var vs []Variant
+	for k, r := range rels {
+		for _, d := range []float64{ShareStep, -ShareStep} {
+			vs = append(vs, Variant{
+				Name: fmt.Sprintf("%s share %+.1f (others %+.1f)", r.name, d, -d),
+				Apply: func(o userdp.Options) userdp.Options {
+					o.Shares = moveShare(o.Shares, func(s *userdp.Shares) []*float64 {
+						out := []*float64{rels[k].get(s)}
+						for m, q := range rels {
+							if m != k {
+								out = append(out, q.get(s))
+							}
+						}
+						return out
+					}, d)
+					return o
+				},
+			})
+		}
+	}
+	return vs
+}
+
+// moveShare returns s with d added to the first share pick returns and
+// taken from the others in proportion to their values (never below 0:
+// what they lack is not moved).
+func moveShare(s userdp.Shares, pick func(*userdp.Shares) []*float64, d float64) userdp.Shares {
+	p := pick(&s)
+	var rest float64
+	for _, q := range p[1:] {
+		rest += *q
+	}
+	if rest <= 0 {
+		return s
+	}
+	d = math.Max(d, -*p[0])
+	d = math.Min(d, rest)
+	*p[0] += d
+	for _, q := range p[1:] {
+		*q -= d * *q / rest
+	}
+	return s
 }
 
 // AblationConfig describes one data set's ablation study.

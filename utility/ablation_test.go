@@ -3,6 +3,7 @@ package utility
 import (
 	"bytes"
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -51,5 +52,36 @@ func TestAblate(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "| no tail bias |") || !strings.Contains(b.String(), "ε = 10") {
 		t.Errorf("markdown misses a row or a column:\n%s", b.String())
+	}
+}
+
+// Every share variant moves exactly ShareStep of μ² into or out of its
+// release, keeps the shares summing to 1 and the global mean's share,
+// and gives valid options at any ε.
+func TestShareVariants(t *testing.T) {
+	vs := ShareVariants()
+	if len(vs) != 6 {
+		t.Fatalf("%d share variants, want 6 (3 releases, ±)", len(vs))
+	}
+	for _, eps := range []float64{1, 20} {
+		d := userdp.Defaults(eps, 1e-6, 1, 5)
+		for k, v := range vs {
+			o := v.Apply(d)
+			if err := o.Validate(); err != nil {
+				t.Errorf("%s at ε = %g: %v", v.Name, eps, err)
+			}
+			s, s0 := o.Shares, d.Shares
+			if sum := s.Mean + s.Counts + s.Biases + s.Factors; math.Abs(sum-1) > 1e-12 || s.Mean != s0.Mean {
+				t.Errorf("%s: shares %+v sum to %v (mean %v), want 1 (mean %v)", v.Name, s, sum, s.Mean, s0.Mean)
+			}
+			moved := []float64{s.Counts - s0.Counts, s.Biases - s0.Biases, s.Factors - s0.Factors}[k/2]
+			want := ShareStep
+			if k%2 == 1 {
+				want = -ShareStep
+			}
+			if math.Abs(moved-want) > 1e-12 {
+				t.Errorf("%s moved %v, want %v", v.Name, moved, want)
+			}
+		}
 	}
 }

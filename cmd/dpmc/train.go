@@ -107,7 +107,7 @@ ridges), and --mechanism is gaussian (the default there) or none.
 Item factors:
   - by default a rule decides, on released values only: rank 4 on the 400
     most popular items (--head-items), a PCA start and 1 ALS step, when the
-    released number of users × ε ≥ 25000; otherwise biases only, and the
+    released number of users × ε ≥ 50000; otherwise biases only, and the
     factor share of the budget goes to the item counts and biases.
   - an explicit --rank R or --iters N switches the rule off: factors of rank
     R (default 4) with N ALS steps after the PCA start (default 1; --iters 0:

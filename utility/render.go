@@ -252,10 +252,13 @@ so; dpmc computes them itself (package baseline): popularity (training
 counts), EASE (Steck 2019) and PureSVD (Cremonesi, Koren & Turrin 2010) on
 the 0/1 matrix of every rating. Every **private** series is a user-level
 (ε, δ)-DP release at the ε of its column (or of the plot's x axis), with
-its mean over unseeded runs and a 95 % Student-t interval: the DP
-popularity is the noisy item counts that dpmc's default release
-(` + "`userdp.Defaults`" + `) holds anyway, the rating model ranks by the predicted
-rating of the same default release, each user folding in from their own
-history.
+its mean over unseeded runs and a 95 % Student-t interval: the ranking
+model (` + "`--objective ranking`" + `) ranks each user's candidates from its release
+(noisy positive counts and the leading eigenvectors of a noisy
+co-occurrence Gram) and the user's own history; "DP popularity of the
+ranking release" is that release's noisy positive counts alone; "DP
+popularity" is the noisy item counts that dpmc's default rating release
+(` + "`userdp.Defaults`" + `) holds anyway, and the rating model ranks by the predicted
+rating of that release, each user folding in from their own history.
 
 `

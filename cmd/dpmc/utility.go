@@ -265,7 +265,7 @@ func rankingConfigs(c utility.Config, fl *utilityFlags, synthetic bool) ([]utili
 	}
 	note := ""
 	if synthetic {
-		note = "Caveat: the generator draws which items a user rates by item popularity alone (only the rating values depend on the user's factors), so on it popularity is the best possible ranking and the personalized baselines can only lose to it; the ranking curves of real data are those of MovieLens."
+		note = "The generator (synthetic.DefaultRealistic, docs/generator.md) draws which items a user rates from popularity, the user's taste and a low-rank exposure, fitted to MovieLens 100k; its exposure is exactly low-rank, so EASE and PureSVD do better on it than on MovieLens (at 943 users by +0.03 and +0.05 NDCG@10)."
 	}
 	base := utility.RankingConfig{
 		Name: c.Name, Note: note,

@@ -32,20 +32,8 @@ func (p *Plan) subset(id string, n int, s *streams, buf []int) []int {
 	if p.opts.NoNoise || n <= k {
 		return nil
 	}
-	// A partial Fisher–Yates shuffle of positions, then sorted so the
-	// user's list stays ordered.
-	r := s.get(p, phaseSubset, 0, id)
-	pos := slices.Grow(buf[:0], n)[:n]
-	for q := range pos {
-		pos[q] = q
-	}
-	for q := range k {
-		s := q + r.IntN(n-q)
-		pos[q], pos[s] = pos[s], pos[q]
-	}
-	pos = pos[:k]
-	slices.Sort(pos)
-	return pos
+	// Sorted, so that the user's list stays ordered.
+	return drawSubset(s.get(p, phaseSubset, 0, id), n, k, buf)
 }
 
 // Sum is an exact sum of users' terms (package exactsum): each term is

@@ -43,6 +43,16 @@
 // or the release itself (the released items' IDs, counts, biases and
 // V); per item, one Gram accumulator of r² + r sums.
 //
+// The ranking objective (Options.Objective = userdp.ObjectiveRanking:
+// --objective ranking, or implicit pairs data) has its own stages
+// (ranking.go): each user's contributed positives, the exact number of
+// users (Combine), the positive counts (CombinePerKey by item), the
+// selection, the head Gram summed per head row (CombinePerKey by row:
+// an accumulator is one row of at most M exact sums, 24 kB at the
+// largest head, M = 1000, rather than the packed triangle's 12 MB) and
+// released row by row, then the components of the noisy M × M Gram
+// (8 MB at M = 1000) on one worker.
+//
 // # DP under retries
 //
 // A runner may execute a bundle more than once (a failed worker, a

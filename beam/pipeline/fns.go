@@ -45,9 +45,10 @@ func (j *job) encode() ([]byte, error) {
 type Base struct {
 	Job []byte
 
-	job  *job
-	plan *userdp.Plan
-	mu   float64
+	job   *job
+	plan  *userdp.Plan
+	mu    float64
+	users float64 // the released number of users
 }
 
 // decode decodes the job once.
@@ -95,14 +96,22 @@ func (b *Base) ready(side func(*sums) bool) (*userdp.Plan, float64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	mu, users, err := p.ReleaseMean(total)
+	var mu, users float64
+	if o := p.Options(); o.Objective == userdp.ObjectiveRanking {
+		// The ranking objective releases the number of users alone
+		// (userdp.Plan.RankUserTerm's sums); its centre is the midpoint.
+		users, err = p.ReleaseRankUsers(total)
+		mu = (o.Min + o.Max) / 2
+	} else {
+		mu, users, err = p.ReleaseMean(total)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
 	if err := p.Decide(users); err != nil {
 		return nil, 0, err
 	}
-	b.plan, b.mu = p, mu
+	b.plan, b.mu, b.users = p, mu, users
 	return p, mu, nil
 }
 
@@ -170,34 +179,13 @@ type prepareFn struct {
 }
 
 func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit func(userRec)) error {
-	if f.plan == nil {
-		p, err := f.newPlan()
-		if err != nil {
-			return err
-		}
-		f.plan = p
-		if items := p.Options().Items; items != nil {
-			f.catalog = make(map[string]bool, len(items))
-			for _, id := range items {
-				f.catalog[id] = true
-			}
-		}
+	rs, err := f.gather(user, next)
+	if err != nil {
+		return err
 	}
 	o := f.plan.Options()
-	rs := collect(next)
-	if f.catalog != nil {
-		rs = slices.DeleteFunc(rs, func(r rating) bool { return !f.catalog[r.Item] })
-	}
-	slices.SortFunc(rs, func(a, b rating) int { return userdp.CompareIDs(a.Item, b.Item) })
 	u := userRec{ID: user, Items: make([]string, len(rs)), Vals: make([]float64, len(rs))}
 	for q, r := range rs {
-		if q > 0 && r.Item == rs[q-1].Item {
-			// The error reaches the runner's logs: the IDs only when asked.
-			if f.job.LogIDs {
-				return fmt.Errorf("pipeline: user %q rates item %q twice (in one file or across files)", user, r.Item)
-			}
-			return fmt.Errorf("pipeline: a user rates an item twice (in one file or across files); rerun with --log-ids to name them (the runner's logs are then not private)")
-		}
 		u.Items[q], u.Vals[q] = r.Item, math.Min(math.Max(r.Value, o.Min), o.Max)
 	}
 	pos := f.plan.Subset(user, len(rs))
@@ -211,6 +199,40 @@ func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit fu
 	}
 	emit(u)
 	return nil
+}
+
+// gather returns one user's ratings of candidate items (the catalogue's,
+// if any), as read, in the canonical order of the item IDs, and refuses
+// a duplicate (user, item) pair.
+func (f *prepareFn) gather(user string, next func(*rating) bool) ([]rating, error) {
+	if f.plan == nil {
+		p, err := f.newPlan()
+		if err != nil {
+			return nil, err
+		}
+		f.plan = p
+		if items := p.Options().Items; items != nil {
+			f.catalog = make(map[string]bool, len(items))
+			for _, id := range items {
+				f.catalog[id] = true
+			}
+		}
+	}
+	rs := collect(next)
+	if f.catalog != nil {
+		rs = slices.DeleteFunc(rs, func(r rating) bool { return !f.catalog[r.Item] })
+	}
+	slices.SortFunc(rs, func(a, b rating) int { return userdp.CompareIDs(a.Item, b.Item) })
+	for q := 1; q < len(rs); q++ {
+		if rs[q].Item == rs[q-1].Item {
+			// The error reaches the runner's logs: the IDs only when asked.
+			if f.job.LogIDs {
+				return nil, fmt.Errorf("pipeline: user %q rates item %q twice (in one file or across files)", user, rs[q].Item)
+			}
+			return nil, fmt.Errorf("pipeline: a user rates an item twice (in one file or across files); rerun with --log-ids to name them (the runner's logs are then not private)")
+		}
+	}
+	return rs, nil
 }
 
 // meanTermFn emits a user's exact terms of the global mean.
@@ -812,23 +834,33 @@ func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*su
 	if err != nil {
 		return err
 	}
-	j, _ := f.decode()
 	o := p.Options()
 	res := fitModel(&rel, mu, o)
 	res.Report = p.Report()
+	return f.saveTo(ctx, f.Save, f.Force, res)
+}
+
+// saveTo writes res as a dpmc model file, with its privacy report, to
+// path (a local path, written atomically, or any path Beam's file
+// systems know, such as gs://…).
+func (b *Base) saveTo(ctx context.Context, path string, force bool, res *userdp.Result) error {
+	j, err := b.decode()
+	if err != nil {
+		return err
+	}
 	m, err := model.FromUserLevel(res, j.Opts)
 	if err != nil {
 		return fmt.Errorf("pipeline: --save: %w", err)
 	}
-	if !strings.Contains(f.Save, "://") {
-		return m.Save(f.Save, f.Force)
+	if !strings.Contains(path, "://") {
+		return m.Save(path, force)
 	}
-	fs, err := filesystem.New(ctx, f.Save)
+	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return fmt.Errorf("pipeline: --save: %w", err)
 	}
 	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, f.Save)
+	w, err := fs.OpenWrite(ctx, path)
 	if err != nil {
 		return fmt.Errorf("pipeline: --save: %w", err)
 	}

@@ -100,7 +100,9 @@
 // # Scope
 //
 // The non-private baseline (no noise) is not supported; use dpmc train.
-// Each ratings file is parsed whole by one task with package ratings (so
-// a large data set should come in many files); a (user, item) pair must
-// occur once across all files.
+// Each ratings file is read by one task, record by record with package
+// ratings' parser (ratings.Scan; a sweetrs file, whose repeated pairs are
+// averaged, whole with ratings.Read), so a large data set should come in
+// many files to be read in parallel; a (user, item) pair must occur once
+// across all files (a repeated pair of implicit data is one positive).
 package pipeline

@@ -157,16 +157,39 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 		return fmt.Errorf("pipeline: %s: %w", path, err)
 	}
 	defer r.Close()
-	d, err := ratings.Read(r, path, j.Read)
-	if err != nil {
-		return err
+	if j.Read.Format == ratings.FormatSweetRS {
+		// The one format whose repeated (user, item) pairs are averaged
+		// within a file: read it whole (ratings.Read averages them).
+		d, err := ratings.Read(r, path, j.Read)
+		if err != nil {
+			return err
+		}
+		for t := range d.Ratings.All() {
+			u, it := d.Users.ID(int(t.User)), d.Items.ID(int(t.Item))
+			f.shuffled(ctx, "ratings by user", len(u)+len(it)+8)
+			emit(u, rating{Item: it, Value: t.Value})
+		}
+		return nil
 	}
-	for t := range d.Ratings.All() {
-		u, it := d.Users.ID(int(t.User)), d.Items.ID(int(t.Item))
-		f.shuffled(ctx, "ratings by user", len(u)+len(it)+8)
-		emit(u, rating{Item: it, Value: t.Value})
-	}
-	return nil
+	// Every other format is streamed record by record (ratings.Scan:
+	// Read's parser without the matrix), so a task holds one record at a
+	// time, not its file. A value is stored as ratings.Read stores it
+	// (rounded to the nearest float32, a zero as +0); a pair of
+	// implicit data is 1.
+	_, err = ratings.Scan(ctx, r, path, j.Read, func(rec ratings.Record) error {
+		v := 1.0
+		if !math.IsNaN(rec.Rating) {
+			if v32 := float32(rec.Rating); v32 != 0 {
+				v = float64(v32)
+			} else {
+				v = 0
+			}
+		}
+		f.shuffled(ctx, "ratings by user", len(rec.User)+len(rec.Item)+8)
+		emit(rec.User, rating{Item: rec.Item, Value: v})
+		return nil
+	})
+	return err
 }
 
 // prepareFn gathers one user's ratings: only candidate items (the
@@ -223,6 +246,11 @@ func (f *prepareFn) gather(user string, next func(*rating) bool) ([]rating, erro
 		rs = slices.DeleteFunc(rs, func(r rating) bool { return !f.catalog[r.Item] })
 	}
 	slices.SortFunc(rs, func(a, b rating) int { return userdp.CompareIDs(a.Item, b.Item) })
+	if f.job.Read.Format.Implicit() {
+		// A repeated pair of implicit data is one positive, as
+		// ratings.Read averages it (every value is 1).
+		rs = slices.CompactFunc(rs, func(a, b rating) bool { return a.Item == b.Item })
+	}
 	for q := 1; q < len(rs); q++ {
 		if rs[q].Item == rs[q-1].Item {
 			// The error reaches the runner's logs: the IDs only when asked.

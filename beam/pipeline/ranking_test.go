@@ -120,7 +120,7 @@ func TestRankingMatchesTrain(t *testing.T) {
 }
 
 // toPairs writes the (user, item) columns of a csv ratings file as a
-// pairs file (implicit feedback).
+// pairs file (implicit feedback), with a few pairs repeated.
 func toPairs(t *testing.T, file string) string {
 	t.Helper()
 	b, err := os.ReadFile(file)
@@ -128,7 +128,8 @@ func toPairs(t *testing.T, file string) string {
 		t.Fatal(err)
 	}
 	var sb strings.Builder
-	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	for _, l := range append(lines, lines[:5]...) { // 5 pairs repeated: one positive each
 		f := strings.Split(l, ",")
 		sb.WriteString(f[0] + "," + f[1] + "\n")
 	}

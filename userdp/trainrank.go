@@ -1,12 +1,10 @@
 package userdp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/dpmc/dpmc/internal/exactsum"
@@ -70,30 +68,17 @@ func trainRanking(ctx context.Context, t *trainer, d *ratings.Dataset) (*Result,
 	for j, c := range model {
 		res.ItemIDs[j] = t.candIDs[c]
 	}
-	rk := &Ranking{Counts: mcounts, HeadRow: make([]int32, len(model)), Fallback: t.rank.fallback, Positive: o.Positive}
+	rk, m := t.NewRanking(mcounts, users)
 	res.Ranking = rk
-	for j := range rk.HeadRow {
-		rk.HeadRow[j] = -1
-	}
-	if t.rank.fallback || (!o.NoNoise && t.rank.gram.sigma == 0) {
+	if m == 0 {
 		return res, ctx.Err()
 	}
 	// (2) the Gram over the M head items, Δ₂ = 1.
-	m := t.rankHeadSize(users, len(model))
-	if m < 2 {
-		return res, ctx.Err()
-	}
-	order := make([]int, len(model))
-	for j := range order {
-		order[j] = j
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(mcounts[b], mcounts[a]) })
-	head := order[:m]
-	slices.Sort(head)
 	headIDs := make([]string, m)
-	for r, j := range head {
-		rk.HeadRow[j] = int32(r)
-		headIDs[r] = res.ItemIDs[j]
+	for j, r := range rk.HeadRow {
+		if r >= 0 {
+			headIDs[r] = res.ItemIDs[j]
+		}
 	}
 	toRow := make([]int32, len(t.candIDs))
 	for c := range toRow {
@@ -111,10 +96,9 @@ func trainRanking(ctx context.Context, t *trainer, d *ratings.Dataset) (*Result,
 	if err != nil {
 		return nil, err
 	}
-	if err := rt.components(rk, g, m); err != nil {
+	if err := t.RankComponents(rk, g, m); err != nil {
 		return nil, err
 	}
-	t.report.Ranking += fmt.Sprintf(": M = %d head items, k = %d components", m, rk.K)
 	t.progress(fmt.Sprintf("released the ranking: M = %d head items, k = %d components", m, rk.K))
 	return res, ctx.Err()
 }
@@ -219,7 +203,7 @@ func (rt *rankTrainer) positiveSums() (counts []Sum, present []bool) {
 		if len(l) == 0 {
 			continue
 		}
-		w, _ := t.grids.unit.Units(1 / math.Sqrt(float64(len(l)))) // ≤ 1: always an int64
+		w := t.positiveUnits(len(l))
 		for _, c := range l {
 			counts[c].AddUnits(w)
 			present[c] = true
@@ -247,12 +231,10 @@ func (rt *rankTrainer) gram(ctx context.Context, toRow []int32, m int) ([]float6
 // nor the number of workers; no user's work allocates.
 func (rt *rankTrainer) gramSums(ctx context.Context, toRow []int32, m int) ([]Sum, error) {
 	t := rt.trainer
-	o := &t.opts
 	off := make([]int, t.users+1)
 	rows := make([]int32, 0, len(rt.pos))
 	omega := make([]int64, t.users) // ω_u in grid units
 	rs := t.newStreams()
-	capM := o.Ranking.MaxHeadPositives
 	var perm []int
 	for i := range t.users {
 		start := len(rows)
@@ -261,18 +243,9 @@ func (rt *rankTrainer) gramSums(ctx context.Context, toRow []int32, m int) ([]Su
 				rows = append(rows, r) // ascending: head rows follow candidate order
 			}
 		}
-		l := rows[start:]
-		if n := len(l); n > capM && !o.NoNoise {
-			perm = drawSubset(rs.rand(phaseRankCap, 0, rt.userIDs[i]), n, capM, perm)
-			for q, k := range perm {
-				l[q] = l[k] // perm ascending, k ≥ q: in place
-			}
-			rows = rows[:start+capM]
-			l = rows[start:]
-		}
-		if n := float64(len(l)); n > 0 {
-			omega[i], _ = t.grids.unit.Units(math.Sqrt(2 / (n * (n + 1)))) // ≤ 1: an int64
-		}
+		var l []int32
+		l, omega[i], perm = t.headPositives(rs, rt.userIDs[i], rows[start:], perm)
+		rows = rows[:start+len(l)]
 		off[i+1] = len(rows)
 	}
 	g := make([]Sum, m*m)
@@ -313,29 +286,19 @@ func drawSubset(r interface{ IntN(int) int }, n, k int, buf []int) []int {
 
 // releaseGram returns the noisy Gram from the exact one gs (upper
 // triangle, m × m): row r's entries drawn from the stream
-// (phaseRankGram, 0, ids[r]) of the row's head item, in column order;
-// without noise the exact Gram.
+// (phaseRankGram, 0, ids[r]) of the row's head item, in column order
+// (Plan.ReleaseGramRow); without noise the exact Gram.
 func (rt *rankTrainer) releaseGram(ctx context.Context, gs []Sum, m int, ids []string) ([]float64, error) {
 	t := rt.trainer
 	g := make([]float64, m*m)
-	grid := t.grids.unit
 	ss := make([]*streams, t.workers)
 	for w := range ss {
 		ss[w] = t.newStreams()
 	}
 	errs := make([]error, t.workers)
 	err := t.parallel(ctx, m, func(w, r int) {
-		row, srow := g[r*m:(r+1)*m], gs[r*m:(r+1)*m]
-		var rnd *rand.Rand
-		if !t.opts.NoNoise {
-			rnd = ss[w].rand(phaseRankGram, 0, ids[r])
-		}
-		for b := r; b < m && errs[w] == nil; b++ {
-			if t.opts.NoNoise {
-				row[b], errs[w] = sumFloat(srow[b], grid)
-			} else {
-				row[b], errs[w] = noisy(t.rank.gram, srow[b], grid, rnd)
-			}
+		if errs[w] == nil {
+			errs[w] = t.releaseGramRow(ss[w], ids[r], r, gs[r*m:(r+1)*m], g[r*m:(r+1)*m])
 		}
 	})
 	if err != nil {
@@ -344,16 +307,16 @@ func (rt *rankTrainer) releaseGram(ctx context.Context, gs []Sum, m int, ids []s
 	return g, errors.Join(errs...)
 }
 
-// components fills rk's V, K, Weights, Eigenvalues and Edge from the
-// noisy Gram g (upper triangle, m × m; post-processing): the top
+// RankComponents fills rk's V, K, Weights, Eigenvalues and Edge from the
+// noisy Gram g (upper triangle, m × m, row-major; post-processing) and
+// adds M and k to the report's ranking line: the top
 // eigenvectors whose eigenvalue clears the noise's bulk edge 2σ_G√m (at
 // most Components; exactly min(Components, m) without noise), each
 // weighted by w = max(0, 1 − mσ_G²/θ²), θ = (λ + √(λ² − 4mσ_G²))/2 — the
 // squared cosine between a spiked eigenvector and its noisy estimate
 // under Wigner noise of entry variance σ_G².
-func (rt *rankTrainer) components(rk *Ranking, g []float64, m int) error {
-	t := rt.trainer
-	o := &t.opts
+func (p *Plan) RankComponents(rk *Ranking, g []float64, m int) error {
+	o := &p.opts
 	sym := mat.NewSymDense(m, g) // reads the upper triangle
 	var eig mat.EigenSym
 	if !eig.Factorize(sym, true) {
@@ -362,7 +325,7 @@ func (rt *rankTrainer) components(rk *Ranking, g []float64, m int) error {
 	vals := eig.Values(nil) // ascending
 	var vecs mat.Dense
 	eig.VectorsTo(&vecs)
-	sigma := t.rank.gram.sigma
+	sigma := p.rank.gram.sigma
 	k := min(o.Ranking.Components, m)
 	if !o.NoNoise {
 		rk.Edge = 2 * sigma * math.Sqrt(float64(m))
@@ -391,6 +354,7 @@ func (rt *rankTrainer) components(rk *Ranking, g []float64, m int) error {
 			rk.V[r*k+c] = vecs.At(r, col)
 		}
 	}
+	p.report.Ranking += fmt.Sprintf(": M = %d head items, k = %d components", m, rk.K)
 	return nil
 }
 

@@ -43,6 +43,16 @@
 // or the release itself (the released items' IDs, counts, biases and
 // V); per item, one Gram accumulator of r² + r sums.
 //
+// The ranking objective (Options.Objective = userdp.ObjectiveRanking:
+// --objective ranking, or implicit pairs data) has its own stages
+// (ranking.go): each user's contributed positives, the exact number of
+// users (Combine), the positive counts (CombinePerKey by item), the
+// selection, the head Gram summed per head row (CombinePerKey by row:
+// an accumulator is one row of at most M exact sums, 24 kB at the
+// largest head, M = 1000, rather than the packed triangle's 12 MB) and
+// released row by row, then the components of the noisy M × M Gram
+// (8 MB at M = 1000) on one worker.
+//
 // # DP under retries
 //
 // A runner may execute a bundle more than once (a failed worker, a
@@ -90,7 +100,9 @@
 // # Scope
 //
 // The non-private baseline (no noise) is not supported; use dpmc train.
-// Each ratings file is parsed whole by one task with package ratings (so
-// a large data set should come in many files); a (user, item) pair must
-// occur once across all files.
+// Each ratings file is read by one task, record by record with package
+// ratings' parser (ratings.Scan; a sweetrs file, whose repeated pairs are
+// averaged, whole with ratings.Read), so a large data set should come in
+// many files to be read in parallel; a (user, item) pair must occur once
+// across all files (a repeated pair of implicit data is one positive).
 package pipeline

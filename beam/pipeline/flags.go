@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 
+	beamlog "github.com/apache/beam/sdks/v2/go/pkg/beam/log"
+
 	"github.com/dpmc/dpmc/internal/flagvocab"
 	"github.com/dpmc/dpmc/model"
 	"github.com/dpmc/dpmc/ratings"
@@ -39,7 +41,17 @@ type Flags struct {
 	Output string
 	// ShuffleCounters and LogIDs set Config's fields of the same name.
 	ShuffleCounters, LogIDs bool
+	// Objective is rating or ranking; Positive is the ranking objective's
+	// threshold (default: userdp.DefaultPositive of the range).
+	Objective string
+	Positive  float64
+	// LogLevel is the Beam SDK's and Prism's log level (SetLogLevel).
+	LogLevel string
 }
+
+// ratingOnly are the flags that the ranking objective refuses, as
+// dpmc train does: it sets its own head items and components.
+var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "center", "clip-norm", "weights"}
 
 // Register adds the flags to fs.
 func (f *Flags) Register(fs *flag.FlagSet) {
@@ -65,6 +77,9 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.Force, "force", false, "overwrite --save")
 	fs.StringVar(&f.Output, "output-format", "text", "format of the privacy report printed: text or json")
 	fs.BoolVar(&f.ShuffleCounters, "shuffle-counters", false, "count the elements and bytes of every shuffle (exact figures of the data, NOT private: they reach the runner's metrics and stderr)")
+	fs.StringVar(&f.Objective, "objective", "rating", "what the model is for: rating (predict ratings) or ranking (a top-k ranking model: noisy popularity and the eigenvectors of a noisy co-occurrence Gram). Implicit data (a pairs file) trains ranking")
+	fs.Float64Var(&f.Positive, "positive", 0, "--objective ranking: the public threshold, a rating ≥ it is a positive (default: min + 0.75·(max − min) of the rating range, 4 on 1–5); refused with implicit data, where every pair is a positive")
+	fs.StringVar(&f.LogLevel, "log-level", "warn", "log level of the Beam SDK and the Prism runner: debug, info, warn or error")
 	fs.BoolVar(&f.LogIDs, "log-ids", false, "let errors name user and item IDs (a duplicate pair): they reach the runner's logs, which are NOT private")
 	flagvocab.ApplyStd(fs)
 }
@@ -88,8 +103,23 @@ func (f *Flags) Config(changed func(string) bool) (*Config, error) {
 	if f.Output != "text" && f.Output != "json" {
 		return nil, fmt.Errorf("--output-format %q: want text or json", f.Output)
 	}
+	obj, err := userdp.ParseObjective(f.Objective)
+	if err != nil {
+		return nil, fmt.Errorf("--objective: %w", err)
+	}
+	if changed("positive") && !changed("objective") {
+		obj = userdp.ObjectiveRanking // a positive threshold asks for the ranking model
+	}
+	if err := checkObjective(changed, obj, "--objective ranking"); err != nil {
+		return nil, err
+	}
+	if changed("positive") && (math.IsNaN(f.Positive) || math.IsInf(f.Positive, 0)) {
+		return nil, fmt.Errorf("--positive = %v, want a finite rating", f.Positive)
+	}
+	if err := checkLogLevel(f.LogLevel); err != nil {
+		return nil, err
+	}
 	c := &Config{Files: strings.Split(f.Data, ","), Save: f.Save, Force: f.Force, ShuffleCounters: f.ShuffleCounters, LogIDs: f.LogIDs}
-	var err error
 	if c.Read.Format, err = ratings.ParseFormat(f.Format); err != nil {
 		return nil, fmt.Errorf("--format: %w", err)
 	}
@@ -107,6 +137,29 @@ func (f *Flags) Config(changed func(string) bool) (*Config, error) {
 		return nil, fmt.Errorf("--data: %w", err)
 	}
 	o := userdp.Defaults(f.Epsilon, f.Delta, lo, hi)
+	switch {
+	case c.Read.Format.Implicit():
+		// (user, item) pairs without ratings: a ranking model, every
+		// pair a positive (as dpmc train).
+		switch {
+		case changed("objective") && obj == userdp.ObjectiveRating:
+			return nil, fmt.Errorf("--data holds (user, item) pairs without ratings (implicit feedback): the rating objective needs ratings; train a ranking model (--objective ranking, the default for such data)")
+		case changed("positive"):
+			return nil, fmt.Errorf("--positive does not apply to implicit data (--data holds pairs without ratings: every pair is a positive)")
+		}
+		if err := checkObjective(changed, userdp.ObjectiveRanking, "implicit data"); err != nil {
+			return nil, err
+		}
+		o.Objective, o.Positive = userdp.ObjectiveRanking, math.Inf(-1)
+	case obj == userdp.ObjectiveRanking:
+		o.Objective = userdp.ObjectiveRanking
+		if changed("positive") {
+			if f.Positive < lo || f.Positive > hi {
+				return nil, fmt.Errorf("--positive = %v, want a rating in the rating range [%g, %g]", f.Positive, lo, hi)
+			}
+			o.Positive = f.Positive
+		}
+	}
 	if f.Items != "" {
 		items, err := userdp.LoadCatalogue(f.Items)
 		if err != nil {
@@ -151,6 +204,45 @@ func (f *Flags) Config(changed func(string) bool) (*Config, error) {
 	}
 	c.Options = o
 	return c, nil
+}
+
+// checkObjective refuses the flags that do not apply to the objective o
+// (why says how it was chosen), as dpmc train does.
+func checkObjective(changed func(string) bool, o userdp.Objective, why string) error {
+	if o == userdp.ObjectiveRanking {
+		for _, name := range ratingOnly {
+			if changed(name) {
+				return fmt.Errorf("--%s applies to the rating objective, not to the ranking model (%s), which sets its own head items and components", name, why)
+			}
+		}
+		return nil
+	}
+	if changed("positive") {
+		return fmt.Errorf("--positive applies to --objective ranking")
+	}
+	return nil
+}
+
+// SetLogLevel sets the log level of the Beam SDK and of the Prism runner
+// (they log through Beam's log package and slog): debug, info, warn or
+// error. dpmc-beam sets warn by default (--log-level): at info Prism
+// logs every stage and job event on stderr. It takes effect at
+// beam.Init, or at once when called after it.
+func SetLogLevel(level string) error {
+	if err := checkLogLevel(level); err != nil {
+		return err
+	}
+	beamlog.LogLevel = level
+	beamlog.SetupLoggingWithDefault()
+	return nil
+}
+
+func checkLogLevel(level string) error {
+	switch level {
+	case "debug", "info", "warn", "error":
+		return nil
+	}
+	return fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 }
 
 // PrintReport prints the privacy report of the model file at path, as

@@ -37,6 +37,12 @@ func TestFlagsConfig(t *testing.T) {
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--factor-share", "0.3"}, "--factor-share"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--items", filepath.Join(dir, "absent")}, "--items"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--output-format", "xml"}, "--output-format"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--objective", "ranking"}, ""},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--objective", "ranking", "--rank", "2"}, "--rank"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--objective", "ranks"}, "--objective"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--positive", "9"}, "--positive"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--objective", "rating", "--positive", "4"}, "--positive"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--log-level", "loud"}, "--log-level"},
 	} {
 		fs := flag.NewFlagSet("dpmc-beam", flag.ContinueOnError)
 		var f Flags

@@ -45,9 +45,10 @@ func (j *job) encode() ([]byte, error) {
 type Base struct {
 	Job []byte
 
-	job  *job
-	plan *userdp.Plan
-	mu   float64
+	job   *job
+	plan  *userdp.Plan
+	mu    float64
+	users float64 // the released number of users
 }
 
 // decode decodes the job once.
@@ -95,14 +96,22 @@ func (b *Base) ready(side func(*sums) bool) (*userdp.Plan, float64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	mu, users, err := p.ReleaseMean(total)
+	var mu, users float64
+	if o := p.Options(); o.Objective == userdp.ObjectiveRanking {
+		// The ranking objective releases the number of users alone
+		// (userdp.Plan.RankUserTerm's sums); its centre is the midpoint.
+		users, err = p.ReleaseRankUsers(total)
+		mu = (o.Min + o.Max) / 2
+	} else {
+		mu, users, err = p.ReleaseMean(total)
+	}
 	if err != nil {
 		return nil, 0, err
 	}
 	if err := p.Decide(users); err != nil {
 		return nil, 0, err
 	}
-	b.plan, b.mu = p, mu
+	b.plan, b.mu, b.users = p, mu, users
 	return p, mu, nil
 }
 
@@ -148,16 +157,39 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 		return fmt.Errorf("pipeline: %s: %w", path, err)
 	}
 	defer r.Close()
-	d, err := ratings.Read(r, path, j.Read)
-	if err != nil {
-		return err
+	if j.Read.Format == ratings.FormatSweetRS {
+		// The one format whose repeated (user, item) pairs are averaged
+		// within a file: read it whole (ratings.Read averages them).
+		d, err := ratings.Read(r, path, j.Read)
+		if err != nil {
+			return err
+		}
+		for t := range d.Ratings.All() {
+			u, it := d.Users.ID(int(t.User)), d.Items.ID(int(t.Item))
+			f.shuffled(ctx, "ratings by user", len(u)+len(it)+8)
+			emit(u, rating{Item: it, Value: t.Value})
+		}
+		return nil
 	}
-	for t := range d.Ratings.All() {
-		u, it := d.Users.ID(int(t.User)), d.Items.ID(int(t.Item))
-		f.shuffled(ctx, "ratings by user", len(u)+len(it)+8)
-		emit(u, rating{Item: it, Value: t.Value})
-	}
-	return nil
+	// Every other format is streamed record by record (ratings.Scan:
+	// Read's parser without the matrix), so a task holds one record at a
+	// time, not its file. A value is stored as ratings.Read stores it
+	// (rounded to the nearest float32, a zero as +0); a pair of
+	// implicit data is 1.
+	_, err = ratings.Scan(ctx, r, path, j.Read, func(rec ratings.Record) error {
+		v := 1.0
+		if !math.IsNaN(rec.Rating) {
+			if v32 := float32(rec.Rating); v32 != 0 {
+				v = float64(v32)
+			} else {
+				v = 0
+			}
+		}
+		f.shuffled(ctx, "ratings by user", len(rec.User)+len(rec.Item)+8)
+		emit(rec.User, rating{Item: rec.Item, Value: v})
+		return nil
+	})
+	return err
 }
 
 // prepareFn gathers one user's ratings: only candidate items (the
@@ -170,34 +202,13 @@ type prepareFn struct {
 }
 
 func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit func(userRec)) error {
-	if f.plan == nil {
-		p, err := f.newPlan()
-		if err != nil {
-			return err
-		}
-		f.plan = p
-		if items := p.Options().Items; items != nil {
-			f.catalog = make(map[string]bool, len(items))
-			for _, id := range items {
-				f.catalog[id] = true
-			}
-		}
+	rs, err := f.gather(user, next)
+	if err != nil {
+		return err
 	}
 	o := f.plan.Options()
-	rs := collect(next)
-	if f.catalog != nil {
-		rs = slices.DeleteFunc(rs, func(r rating) bool { return !f.catalog[r.Item] })
-	}
-	slices.SortFunc(rs, func(a, b rating) int { return userdp.CompareIDs(a.Item, b.Item) })
 	u := userRec{ID: user, Items: make([]string, len(rs)), Vals: make([]float64, len(rs))}
 	for q, r := range rs {
-		if q > 0 && r.Item == rs[q-1].Item {
-			// The error reaches the runner's logs: the IDs only when asked.
-			if f.job.LogIDs {
-				return fmt.Errorf("pipeline: user %q rates item %q twice (in one file or across files)", user, r.Item)
-			}
-			return fmt.Errorf("pipeline: a user rates an item twice (in one file or across files); rerun with --log-ids to name them (the runner's logs are then not private)")
-		}
 		u.Items[q], u.Vals[q] = r.Item, math.Min(math.Max(r.Value, o.Min), o.Max)
 	}
 	pos := f.plan.Subset(user, len(rs))
@@ -211,6 +222,45 @@ func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit fu
 	}
 	emit(u)
 	return nil
+}
+
+// gather returns one user's ratings of candidate items (the catalogue's,
+// if any), as read, in the canonical order of the item IDs, and refuses
+// a duplicate (user, item) pair.
+func (f *prepareFn) gather(user string, next func(*rating) bool) ([]rating, error) {
+	if f.plan == nil {
+		p, err := f.newPlan()
+		if err != nil {
+			return nil, err
+		}
+		f.plan = p
+		if items := p.Options().Items; items != nil {
+			f.catalog = make(map[string]bool, len(items))
+			for _, id := range items {
+				f.catalog[id] = true
+			}
+		}
+	}
+	rs := collect(next)
+	if f.catalog != nil {
+		rs = slices.DeleteFunc(rs, func(r rating) bool { return !f.catalog[r.Item] })
+	}
+	slices.SortFunc(rs, func(a, b rating) int { return userdp.CompareIDs(a.Item, b.Item) })
+	if f.job.Read.Format.Implicit() {
+		// A repeated pair of implicit data is one positive, as
+		// ratings.Read averages it (every value is 1).
+		rs = slices.CompactFunc(rs, func(a, b rating) bool { return a.Item == b.Item })
+	}
+	for q := 1; q < len(rs); q++ {
+		if rs[q].Item == rs[q-1].Item {
+			// The error reaches the runner's logs: the IDs only when asked.
+			if f.job.LogIDs {
+				return nil, fmt.Errorf("pipeline: user %q rates item %q twice (in one file or across files)", user, rs[q].Item)
+			}
+			return nil, fmt.Errorf("pipeline: a user rates an item twice (in one file or across files); rerun with --log-ids to name them (the runner's logs are then not private)")
+		}
+	}
+	return rs, nil
 }
 
 // meanTermFn emits a user's exact terms of the global mean.
@@ -812,23 +862,33 @@ func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*su
 	if err != nil {
 		return err
 	}
-	j, _ := f.decode()
 	o := p.Options()
 	res := fitModel(&rel, mu, o)
 	res.Report = p.Report()
+	return f.saveTo(ctx, f.Save, f.Force, res)
+}
+
+// saveTo writes res as a dpmc model file, with its privacy report, to
+// path (a local path, written atomically, or any path Beam's file
+// systems know, such as gs://…).
+func (b *Base) saveTo(ctx context.Context, path string, force bool, res *userdp.Result) error {
+	j, err := b.decode()
+	if err != nil {
+		return err
+	}
 	m, err := model.FromUserLevel(res, j.Opts)
 	if err != nil {
 		return fmt.Errorf("pipeline: --save: %w", err)
 	}
-	if !strings.Contains(f.Save, "://") {
-		return m.Save(f.Save, f.Force)
+	if !strings.Contains(path, "://") {
+		return m.Save(path, force)
 	}
-	fs, err := filesystem.New(ctx, f.Save)
+	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return fmt.Errorf("pipeline: --save: %w", err)
 	}
 	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, f.Save)
+	w, err := fs.OpenWrite(ctx, path)
 	if err != nil {
 		return fmt.Errorf("pipeline: --save: %w", err)
 	}

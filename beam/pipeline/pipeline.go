@@ -150,6 +150,10 @@ func Build(s beam.Scope, c *Config) error {
 		files[k] = f
 	}
 	byUser := beam.GroupByKey(s, beam.ParDo(s.Scope("read"), &readFn{b}, beam.Create(s, files...)))
+	if o.Objective == userdp.ObjectiveRanking {
+		buildRanking(s, b, byUser, c.Save, c.Force)
+		return nil
+	}
 	users := beam.ParDo(s.Scope("prepare users"), &prepareFn{Base: b}, byUser)
 
 	// Global mean and number of users: the plan's first release. Every

@@ -27,6 +27,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if err := SetLogLevel("warn"); err != nil {
+		panic(err)
+	}
 	beam.Init()
 	os.Exit(m.Run())
 }

@@ -95,6 +95,7 @@ var Vocabulary = []Flag{
 	{Name: "lambda", Type: "float64", Default: "0.5", Unit: None, Meaning: "paper-mode ridge penalty λ of every row solve"},
 	{Name: "lambda-scale", Type: "string", Default: "none", Unit: Choice, Meaning: "paper-mode λ scaling: none or count"},
 	{Name: "log-ids", Type: "bool", Default: "false", Unit: Switch, Meaning: "let errors name user and item IDs: they reach logs, which are NOT private"},
+	{Name: "log-level", Type: "string", Default: "warn", Unit: Choice, Meaning: "log level of the Beam SDK and the Prism runner: debug, info, warn or error"},
 	{Name: "max-user-ratings", Type: "int", Default: "1000", Unit: Count, Meaning: "most ratings one user contributes to the releases"},
 	{Name: "mechanism", Type: "string", Default: "", Auto: true, Unit: Choice, Meaning: "noise mechanism: laplace, gaussian, huber (train also none)"},
 	{Name: "model", Type: "string", Default: "", Unit: File, Meaning: "model file written by --save (required)"},
@@ -226,6 +227,7 @@ func StdType(f *flag.Flag) string {
 // docs/cli.md; beam's tests check that it is exactly its flag set.
 var Beam = []string{
 	"center", "clip-norm", "columns", "data", "delta", "epsilon", "factor-share", "force",
-	"format", "head-items", "header", "items", "iters", "log-ids", "max-user-ratings", "output-format",
-	"rank", "rating-range", "sampler", "save", "seed", "shuffle-counters", "weights",
+	"format", "head-items", "header", "items", "iters", "log-ids", "log-level", "max-user-ratings",
+	"objective", "output-format", "positive", "rank", "rating-range", "sampler", "save", "seed",
+	"shuffle-counters", "weights",
 }

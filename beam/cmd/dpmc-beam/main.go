@@ -30,6 +30,12 @@ func main() {
 	var f pipeline.Flags
 	f.Register(flag.CommandLine)
 	flag.Parse()
+	// Beam's and Prism's logs at --log-level (default warn: at info Prism
+	// logs every stage on stderr), set before beam.Init sets them up.
+	if err := pipeline.SetLogLevel(f.LogLevel); err != nil {
+		fmt.Fprintln(os.Stderr, "dpmc-beam:", err)
+		os.Exit(2)
+	}
 	beam.Init()
 	// SIGINT, SIGTERM and SIGHUP cancel the pipeline (the --save file is
 	// written atomically, so nothing is left half written); the handler

@@ -239,7 +239,11 @@
 // (Subset, UserMean, UserBias, FactorWeights, StartTerms, Solver.FoldIn,
 // ItemTerm) and per item or global (ReleaseMean, Decide, ReleaseCount,
 // Selected, ReleaseBias, ReleaseTail, Head, ReleaseStart, AddItemTerm,
-// ReleaseItem, NormalizeRows). The Beam pipeline (module
+// ReleaseItem, NormalizeRows); the ranking objective's are RankUserTerm,
+// HeadPositives and AddGramRow per user, and ReleaseRankUsers,
+// AddPositive, NewRanking and ReleaseGramRow per item or global. Every
+// sum is an exactsum accumulator, exact whatever the order in which its
+// terms and partial sums are added. The Beam pipeline (module
 // github.com/dpmc/dpmc/beam) calls the same steps on a cluster. Three
 // rules make both release the same numbers bit for bit: each release's
 // noise stream is keyed by (phase, step, ID), not by a position; a user's

@@ -1,3 +1,3 @@
 # file: userdp/steps.go
 # bug: off-diagonal Gram entries released without noise
-s|\t\t\tg\[a\*r+b\] = p.noise.gram.add(g\[a\*r+b\], rg)|\t\t\tif a == b {\n\t\t\t\tg[a*r+b] = p.noise.gram.add(g[a*r+b], rg)\n\t\t\t}|
+s|^\t\t\tx, err := noisy(p.noise.gram, g\[a\*r+b\], p.grids.gram, rg)$|&\n\t\t\tif a != b {\n\t\t\t\tx, err = sumFloat(g[a*r+b], p.grids.gram)\n\t\t\t}|

@@ -1,3 +1,4 @@
 # file: userdp/budget.go
 # bug: SelectionDelta without its union bound over n
-s|p := float64(n) \* 0.5 \* math.Erfc(z/math.Sqrt2)|p := 0.5 * math.Erfc(z/math.Sqrt2)|
+s|worst = math.Max(worst, float64(n)\*tailAt(float64(n)))|worst = math.Max(worst, tailAt(float64(n)))|
+s|worst = math.Max(worst, float64(b)\*tailAt(float64(a)))|worst = math.Max(worst, tailAt(float64(a)))|

@@ -1,3 +1,3 @@
 # file: userdp/budget.go
 # bug: SelectionDelta with 1/n instead of 1/√n for a lone user's count
-s|z := (tau - 1/math.Sqrt(float64(n))) / sigma|z := (tau - 1/float64(n)) / sigma|
+s|(tau-1/math.Sqrt(n))/sigma|(tau-1/n)/sigma|

@@ -190,10 +190,12 @@ func (t *trainer) progress(s string) {
 	}
 }
 
-// prepare maps the data onto the candidate items (in canonical order),
-// orders the users canonically and draws each user's contribution
-// subset; the ratings stay in the matrix (userData).
-func (t *trainer) prepare(d *ratings.Dataset) {
+// candidates sets the candidate items (the catalogue, or every item of
+// the data) in canonical order and returns each data column's candidate
+// (−1 outside the catalogue, whose ratings are counted in
+// eval.DroppedOutsideCatalogue) and the data's rows in the canonical
+// order of the user IDs. Both objectives prepare from it.
+func (t *trainer) candidates(d *ratings.Dataset) (colToCand, rows []int32) {
 	x := d.Ratings
 	t.users = x.Rows()
 	if t.opts.Items != nil {
@@ -209,7 +211,7 @@ func (t *trainer) prepare(d *ratings.Dataset) {
 	for k, id := range t.candIDs {
 		idx[id] = int32(k)
 	}
-	colToCand := make([]int32, x.Cols())
+	colToCand = make([]int32, x.Cols())
 	dropped := 0
 	for j := range colToCand {
 		c, ok := idx[d.Items.ID(j)]
@@ -223,11 +225,20 @@ func (t *trainer) prepare(d *ratings.Dataset) {
 	if t.opts.Items != nil {
 		t.eval.DroppedOutsideCatalogue = dropped
 	}
-	rows := make([]int32, t.users)
+	rows = make([]int32, t.users)
 	for i := range rows {
 		rows[i] = int32(i)
 	}
 	slices.SortFunc(rows, func(a, b int32) int { return CompareIDs(d.Users.ID(int(a)), d.Users.ID(int(b))) })
+	return colToCand, rows
+}
+
+// prepare maps the data onto the candidate items (in canonical order),
+// orders the users canonically and draws each user's contribution
+// subset; the ratings stay in the matrix (userData).
+func (t *trainer) prepare(d *ratings.Dataset) {
+	x := d.Ratings
+	colToCand, rows := t.candidates(d)
 	t.data = newUserData(x, rows, colToCand, t.opts.Min, t.opts.Max)
 	t.ncontrib = make([]int, t.users)
 	var buf []int

@@ -110,38 +110,7 @@ func trainRanking(ctx context.Context, t *trainer, d *ratings.Dataset) (*Result,
 func (rt *rankTrainer) prepare(d *ratings.Dataset) {
 	t := rt.trainer
 	x := d.Ratings
-	t.users = x.Rows()
-	if t.opts.Items != nil {
-		t.candIDs = slices.Clone(t.opts.Items)
-	} else {
-		t.candIDs = make([]string, x.Cols())
-		for j := range t.candIDs {
-			t.candIDs[j] = d.Items.ID(j)
-		}
-	}
-	slices.SortFunc(t.candIDs, CompareIDs)
-	idx := make(map[string]int32, len(t.candIDs))
-	for k, id := range t.candIDs {
-		idx[id] = int32(k)
-	}
-	colToCand := make([]int32, x.Cols())
-	for j := range colToCand {
-		c, ok := idx[d.Items.ID(j)]
-		if !ok {
-			c = -1
-			_, vals := x.Col(j)
-			t.eval.DroppedOutsideCatalogue += vals.Len()
-		}
-		colToCand[j] = c
-	}
-	if t.opts.Items == nil {
-		t.eval.DroppedOutsideCatalogue = 0
-	}
-	rows := make([]int32, t.users)
-	for i := range rows {
-		rows[i] = int32(i)
-	}
-	slices.SortFunc(rows, func(a, b int32) int { return CompareIDs(d.Users.ID(int(a)), d.Users.ID(int(b))) })
+	colToCand, rows := t.candidates(d)
 	rt.userIDs = make([]string, t.users)
 	rt.off = make([]int, t.users+1)
 	rt.pos = make([]int32, 0, x.Len())

@@ -174,10 +174,21 @@ type Options struct {
 	// in [0, MaxIters] (≥ 1 without a PCA start).
 	Iters int `json:"iters"`
 	// HeadItems (≥ Rank) caps the items that get factors: the most
-	// popular by released count (whose count also reaches TailCount).
-	// Every user's factor-step weights are spread over the user's head
-	// items only, so a small head concentrates the signal.
+	// popular by released count among those whose count also reaches
+	// TailCount and HeadNoiseRatio·σ_G. Every user's factor-step weights
+	// are spread over the user's head items only, so a small head
+	// concentrates the signal.
 	HeadItems int `json:"head_items"`
+	// HeadNoiseRatio (≥ 0): with noise, an item gets a factor only if its
+	// released count is at least HeadNoiseRatio times σ_G, the noise of
+	// one entry of an ALS step's Gram matrix (see Defaults); 0 leaves
+	// TailCount and HeadItems alone to choose the head.
+	HeadNoiseRatio float64 `json:"head_noise_ratio"`
+	// StartItems (≥ 0): the PCA start covers only the StartItems most
+	// popular head items (0: the whole head); the ALS steps then give
+	// the rest of the head their factors. The start's noise spectrum
+	// grows as √StartItems while its signal does not (see Defaults).
+	StartItems int `json:"start_items"`
 	// MaxItemsPerUser is the most ratings one user contributes to any
 	// release, in [1, MaxMaxItemsPerUser]; a user with more contributes a
 	// uniformly random subset. Users fit their own factors from all their ratings.
@@ -281,15 +292,36 @@ type Options struct {
 //     what rank-4 factors explain (test RMSE −0.001 to −0.002 with
 //     factors on the generator at 3 500 and 6 040 users, ε = 10 and 20,
 //     median of 3 seeds; dpmc utility --ablation);
-//   - factors (AutoFactors): rank 4 on the 400 most popular items, a PCA
-//     start and one ALS step, if the released number of users times ε is
-//     at least 50 000; otherwise no factors, and their 40 % goes to the
-//     item biases (with a catalogue) or half to the item counts and half
-//     to the biases (private selection: with few users the number of
-//     items that clear the threshold limits the model more than their
-//     biases' noise — on MovieLens 100k u1, test RMSE 1.0600 → 1.0591 at
-//     ε = 1, 1.0210 → 1.0146 at ε = 5, 0.9871 → 0.9848 at ε = 20, mean of
-//     3 seeds; 0.9576 → 0.9557 on the generator at 6 040 users, ε = 1);
+//   - factors (AutoFactors): rank 4, a PCA start and one ALS step, if
+//     the released number of users times ε is at least 25 000; otherwise
+//     no factors, and their 40 % goes to the item biases (with a
+//     catalogue) or half to the item counts and half to the biases
+//     (private selection: with few users the number of items that clear
+//     the threshold limits the model more than their biases' noise — on
+//     MovieLens 100k u1, test RMSE 1.0600 → 1.0591 at ε = 1, 1.0210 →
+//     1.0146 at ε = 5, 0.9871 → 0.9848 at ε = 20, mean of 3 seeds;
+//     0.9576 → 0.9557 on the generator at 6 040 users, ε = 1);
+//   - the head (the items that get factors): every released item whose
+//     count reaches 15 σ_G (HeadNoiseRatio; σ_G the noise of one Gram
+//     entry of an ALS step), at most 4 000; the PCA start covers only the
+//     300 most popular of them (StartItems), and the ALS step gives the
+//     rest their factors. Two mechanisms set these. The start's noise
+//     is a Wigner matrix whose spectrum reaches 2σ_PCA√H over H items,
+//     while its signal (each user's weights have norm 1 over the items
+//     covered) does not grow with H, so a start over too many items
+//     loses its top eigenvectors in the noise: over 1 000 head items,
+//     test RMSE at ε = 10 was 0.9516 against 0.9412 over 400. An item's
+//     own step, by contrast, is a ridge solve whose Gram matrix has
+//     about Ŵ_j signal against σ_G·√r noise: a factor from a count below
+//     about 10 σ_G is mostly noise, and it also spoils the fits of the
+//     users who rated the item. On the generator (6 040 users, median of
+//     3 seeds), head count ≥ 6 / 10 / 15 / 20 / 30 σ_G gave 0.9488 /
+//     0.9387 / 0.9383 / 0.9403 / 0.9422 at ε = 10 and 0.9375 / 0.9264 /
+//     0.9245 / 0.9245 / 0.9287 at ε = 20 (start over 400), and a start
+//     over 300 / 400 / 600 items 0.9232 / 0.9245 / 0.9273 at ε = 20
+//     (head count ≥ 20 σ_G). Against the old rule (400 head items, the start over all
+//     of them): 0.9412 → 0.9370 at ε = 10, 0.9317 → 0.9227 at ε = 20,
+//     0.9259 → 0.9109 at ε = 50;
 //   - non-private (+Inf): rank 32, 15 ALS steps, ALS-WR on both sides
 //     with per-rating ridges 1/√(mean ratings per item) for items and
 //     1/√(mean ratings per user) for users (RidgeScale 1: 0.144 and 0.109
@@ -299,16 +331,17 @@ type Options struct {
 //
 // Where the numbers come from: test RMSE on MovieLens 100k (943 users)
 // and on synthetic.DefaultRealistic (refitted to MovieLens 100k, as hard
-// as real data) at 2 000, 3 500 and 6 040 users, median of 3 seeds:
-// factors minus no factors was +0.012, +0.006, +0.004 and +0.005 at
-// users × ε = 20 000, 30 000, 35 000 and 40 000 (factors lose) and
-// −0.005, −0.009 and −0.011 at 60 000, 70 000 and 121 000 (they win), so
-// the threshold sits between, at 50 000 (it was 25 000 on the old, easier
-// generator, where factors won from 30 000; on MovieLens 1M, too, they
-// did not beat a bare DP bias model at ε = 5). Rank 2–8, 250–600 head
-// items, 1–3 ALS steps, factor shares 0.3–0.5, PCA shares 0.5–0.7 and
-// the item and noise ridges ×/÷ 3 were within 0.003 of each other where
-// factors are on.
+// as real data) at 2 000 and 6 040 users, median of 3 seeds, with the
+// head rule above: factors minus no factors was +0.0008 at users × ε =
+// 21 140 (factors lose), −0.0004 at 24 160, and −0.0026, −0.0044,
+// −0.0047 and −0.006 at 30 200, 30 000 (2 000 users), 28 290 (MovieLens
+// 100k u1, ε = 30) and 42 280 (they win), so the threshold sits at
+// 25 000. (With the old head rule factors paid only from about 50 000.)
+// Rank 6 and 8, 2 and 3 ALS steps, factor shares 0.3–0.55, PCA shares
+// 0.35–0.65 and count shares 0.15–0.2 were all within 0.003 of the rule
+// or worse where factors are on (ε = 5, 10, 20); at ε = 1 000 the rule
+// reaches 0.8991 against 0.8952 without noise, so what is left at ε ≤ 20
+// is the noise, not the model's form.
 func Defaults(epsilon, delta, min, max float64) Options {
 	span := max - min
 	o := Options{
@@ -330,10 +363,12 @@ func Defaults(epsilon, delta, min, max float64) Options {
 		NoiseLambda:         1,
 		Rank:                4,
 		Iters:               1,
-		HeadItems:           400,
+		HeadItems:           4000,
+		HeadNoiseRatio:      15,
+		StartItems:          300,
 		TailCount:           5,
 		AutoFactors:         true,
-		AutoFactorThreshold: 50000,
+		AutoFactorThreshold: 25000,
 		Positive:            DefaultPositive(min, max),
 		Ranking:             defaultRanking(),
 	}
@@ -561,6 +596,10 @@ func (o Options) Validate() error {
 		return bad("HeadItems", o.HeadItems, "want ≥ 1")
 	case o.Rank > 0 && !o.NoNoise && o.HeadItems < o.Rank:
 		return bad("Rank", o.Rank, "exceeds the %d most popular items that get factors (--head-items): lower --rank or raise --head-items (Rank, HeadItems)", o.HeadItems)
+	case !(o.HeadNoiseRatio >= 0) || !finite(o.HeadNoiseRatio):
+		return bad("HeadNoiseRatio", o.HeadNoiseRatio, "want a finite number ≥ 0")
+	case o.StartItems < 0:
+		return bad("StartItems", o.StartItems, "want ≥ 0 (0: the whole head)")
 	case o.Rank > MaxRank:
 		return bad("Rank", o.Rank, "want ≤ %d", MaxRank)
 	case o.MaxItemsPerUser < 1 || o.MaxItemsPerUser > MaxMaxItemsPerUser:

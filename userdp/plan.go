@@ -574,11 +574,14 @@ func (p *Plan) planRest() error {
 	if p.noise.biases, err = p.calibrate(biasName, o.BiasBound, biasCoords, s.Biases, 1); err != nil {
 		return err
 	}
-	// A user changes at most min(k, HeadItems) head items' entries.
+	// A user changes at most min(k, HeadItems) head items' entries, and
+	// min(k, start items) of the start's.
 	h := min(k, o.HeadItems)
 	if o.Rank > 0 && s.PCA > 0 {
-		name := fmt.Sprintf("start: second-moment matrix of weighted residuals over the (at most %d) head items", o.HeadItems)
-		if p.noise.pca, err = p.calibrate(name, o.ResidualBound*o.ResidualBound, h*(h+1)/2, s.Factors*s.PCA, 1); err != nil {
+		sh := p.startItems()
+		hs := min(k, sh)
+		name := fmt.Sprintf("start: second-moment matrix of weighted residuals over the (at most %d) most popular head items", sh)
+		if p.noise.pca, err = p.calibrate(name, o.ResidualBound*o.ResidualBound, hs*(hs+1)/2, s.Factors*s.PCA, 1); err != nil {
 			return err
 		}
 	}

@@ -169,7 +169,8 @@ type releaseConfig struct {
 // attained; rank 2, with off-diagonal Gram entries), under a catalogue and
 // under private selection. The clips are small so that every user clips
 // (the bounds are reached): factors to C = 0.01, residuals to B_r = 0.05,
-// bias deviations to B_b = 0.5; a user contributes at most 6 ratings.
+// bias deviations to B_b = 0.5; a user contributes at most 6 ratings, and
+// one configuration starts from fewer items than its head (StartItems).
 func releaseConfigs() []releaseConfig {
 	clips := func(o Options) Options {
 		o.BiasBound, o.ResidualBound, o.ClipNorm = 0.5, 0.05, 0.01
@@ -181,8 +182,10 @@ func releaseConfigs() []releaseConfig {
 		{"catalogue, rank 1, start and 2 ALS steps", func() Options {
 			return clips(Defaults(8, 1e-6, 1, 5).WithFactors(1, 2, 0.4).WithCatalogue(catalogue))
 		}},
-		{"selection with tail, rank 2, start and 1 ALS step", func() Options {
-			return clips(Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4))
+		{"selection with tail, rank 2, start over 3 of the head and 1 ALS step", func() Options {
+			o := clips(Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4))
+			o.StartItems = 3 // the start's own weights, renormalized over its items
+			return o
 		}},
 		{"selection, biases only", func() Options {
 			return clips(Defaults(20, 1e-6, 1, 5).WithFactors(0, 0, 0))

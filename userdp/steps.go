@@ -339,9 +339,10 @@ func (p *Plan) shrinkBias(s, w float64) float64 {
 // Head marks the released items (by their released counts, in canonical
 // order) that get factors: all of them without noise; else the HeadItems
 // most popular by released count among those whose count reaches
-// TailCount, ties in canonical order. The rest are predicted by biases
-// alone (their factor rows stay zero). Without noise it also sets the
-// item ridge from the ratings per item (Options.RidgeScale).
+// TailCount and HeadNoiseRatio·σ_G, ties in canonical order. The rest
+// are predicted by biases alone (their factor rows stay zero). Without
+// noise it also sets the item ridge from the ratings per item
+// (Options.RidgeScale).
 func (p *Plan) Head(counts []float64) []bool {
 	o := &p.opts
 	head := make([]bool, len(counts))
@@ -352,17 +353,53 @@ func (p *Plan) Head(counts []float64) []bool {
 		}
 		return head
 	}
+	floor := math.Max(o.TailCount, o.HeadNoiseRatio*p.noise.gram.sigma)
 	order := make([]int, 0, len(counts))
 	for j, c := range counts {
-		if c >= o.TailCount && c > 0 {
+		if c >= floor && c > 0 {
 			order = append(order, j)
 		}
 	}
+	return topByCount(order, counts, o.HeadItems, len(counts))
+}
+
+// topByCount marks, among the released items listed in order, the k with
+// the highest counts, ties in canonical order (order's); n is the number
+// of released items.
+func topByCount(order []int, counts []float64, k, n int) []bool {
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(counts[b], counts[a]) })
-	for _, j := range order[:min(len(order), o.HeadItems)] {
-		head[j] = true
+	top := make([]bool, n)
+	for _, j := range order[:min(len(order), k)] {
+		top[j] = true
 	}
-	return head
+	return top
+}
+
+// startItems is the most items the PCA start covers: StartItems, or
+// HeadItems when that is 0 or smaller.
+func (p *Plan) startItems() int {
+	if s := p.opts.StartItems; s > 0 && s < p.opts.HeadItems {
+		return s
+	}
+	return p.opts.HeadItems
+}
+
+// StartHead marks the head items (Head's result) that the PCA start
+// covers: the StartItems most popular by released count, ties in
+// canonical order, or the whole head when it has no more. Users' start
+// weights are FactorWeights over this start head, so each user's start
+// vector keeps ℓ2 norm ≤ 1 over the items it covers.
+func (p *Plan) StartHead(counts []float64, head []bool) []bool {
+	var order []int
+	for j, h := range head {
+		if h {
+			order = append(order, j)
+		}
+	}
+	if len(order) <= p.startItems() {
+		return head
+	}
+	return topByCount(order, counts, p.startItems(), len(head))
 }
 
 // FactorWeights returns a user's factor-step weight per contributed

@@ -386,7 +386,11 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 	// item-major index below and, with a PCA start, the user's terms of
 	// the start matrix.
 	start := make([]int, n+1)
-	st := t.newStart(head)
+	// The start covers the most popular head items only (StartHead),
+	// with weights renormalized over them.
+	shead := t.StartHead(res.Counts, head)
+	salpha := t.factorAlphas(res.Counts, shead)
+	st := t.newStart(shead)
 	sv := newUserView(t.maxRow)
 	withTail := t.WithTail()
 	for i := range t.users {
@@ -400,9 +404,9 @@ func (t *trainer) factors(ctx context.Context, res *Result) ([]float64, error) {
 				start[j+1]++
 			}
 		}
-		st.add(t, res, sv, alpha, scale[i])
+		st.add(t, res, sv, salpha, t.factorScale(sv.ccol, salpha))
 	}
-	if err := st.release(t, res, v, head); err != nil {
+	if err := st.release(t, res, v, head, shead); err != nil {
 		return nil, err
 	}
 	// Item-major index of contributions: for item j, the (user, position
@@ -514,8 +518,10 @@ func (s *startMatrix) add(t *trainer, res *Result, sv *userView, alpha []float64
 	s.m = t.AccumulateStart(s.m, s.idx, s.z)
 }
 
-// release fills the head rows of v with the starting factors.
-func (s *startMatrix) release(t *trainer, res *Result, v []float64, head []bool) error {
+// release fills the rows of v with the starting factors: the head's
+// drawn at random without a PCA start, else the start head's (shead,
+// StartHead) from the released start matrix.
+func (s *startMatrix) release(t *trainer, res *Result, v []float64, head, shead []bool) error {
 	if !s.pca {
 		t.RandomStart(res.ItemIDs, head, v)
 		return nil
@@ -523,7 +529,7 @@ func (s *startMatrix) release(t *trainer, res *Result, v []float64, head []bool)
 	if len(s.cand) == 0 {
 		return nil
 	}
-	return t.ReleaseStart(res.ItemIDs, head, s.cand, s.m, v)
+	return t.ReleaseStart(res.ItemIDs, shead, s.cand, s.m, v)
 }
 
 // itemStep computes item j's Gram matrix and right-hand side from its

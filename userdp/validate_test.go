@@ -95,7 +95,7 @@ func TestValidateNamesFieldAndFlag(t *testing.T) {
 	}{
 		{"rank < 0", with(base, func(o *Options) { o.Rank = -1 }), "Rank", "--rank = -1, want ≥ 0"},
 		{"iters < 0", with(base, func(o *Options) { o.Iters = -1 }), "Iters", "--iters = -1, want ≥ 0"},
-		{"rank > head", with(base, func(o *Options) { o.Rank = 2000 }), "Rank", "--rank = 2000 exceeds the 400 most popular items that get factors"},
+		{"rank > head", with(base, func(o *Options) { o.Rank, o.HeadItems = 20, 10 }), "Rank", "--rank = 20 exceeds the 10 most popular items that get factors"},
 		{"head items 0", with(base, func(o *Options) { o.HeadItems = 0 }), "HeadItems", "--head-items = 0, want ≥ 1"},
 		{"max items 0", with(base, func(o *Options) { o.MaxItemsPerUser = 0 }), "MaxItemsPerUser", "--max-user-ratings = 0, want in [1, 1000000000]"},
 		{"clip norm", with(base, func(o *Options) { o.ClipNorm = inf }), "ClipNorm", "--clip-norm = +Inf, want a finite number > 0"},
@@ -155,3 +155,23 @@ func sqrt(x float64) float64 { return math.Sqrt(x) }
 
 // tailProb is P[N(0, σ²) ≥ x].
 func tailProb(x, sigma float64) float64 { return 0.5 * math.Erfc(x/sigma/math.Sqrt2) }
+
+// Options without a flag are refused by name, too.
+func TestValidateHeadRule(t *testing.T) {
+	base := Defaults(5, 1e-6, 1, 5)
+	for _, c := range []struct {
+		field string
+		set   func(*Options)
+	}{
+		{"HeadNoiseRatio", func(o *Options) { o.HeadNoiseRatio = -1 }},
+		{"HeadNoiseRatio", func(o *Options) { o.HeadNoiseRatio = math.NaN() }},
+		{"StartItems", func(o *Options) { o.StartItems = -1 }},
+	} {
+		o := base
+		c.set(&o)
+		var pe *ParamError
+		if err := o.Validate(); !errors.As(err, &pe) || pe.Field != c.field {
+			t.Errorf("%s: %v, want a ParamError naming it", c.field, err)
+		}
+	}
+}

@@ -21,8 +21,8 @@ type Variant struct {
 
 // DefaultVariants are the choices behind userdp.Defaults' rule, each
 // varied on its own: the tail bias, where the factor share goes without
-// factors, the factor rule and its threshold, the rank, the head size,
-// the ALS steps, the residual clip, the PCA share and the
+// factors, the factor rule and its threshold, the rank, the head rule
+// (its noise ratio, the start's items), the ALS steps, the residual clip, the PCA share and the
 // Gram/right-hand-side split; then ShareVariants, what a tenth of the
 // budget buys in each release.
 func DefaultVariants() []Variant {
@@ -36,12 +36,19 @@ func DefaultVariants() []Variant {
 		{"factors never", func(o userdp.Options) userdp.Options { o.AutoFactorThreshold = math.Inf(1); return o }},
 		{"rank 2", func(o userdp.Options) userdp.Options { o.Rank = 2; return o }},
 		{"rank 8", func(o userdp.Options) userdp.Options { o.Rank = 8; return o }},
-		{"150 head items", func(o userdp.Options) userdp.Options { o.HeadItems = 150; return o }},
+		{"400 head items, the start over all of them (the old rule)", func(o userdp.Options) userdp.Options {
+			o.HeadItems, o.HeadNoiseRatio, o.StartItems = 400, 0, 0
+			return o
+		}},
+		{"head count ≥ 7.5 σ_G (half the rule's)", func(o userdp.Options) userdp.Options { o.HeadNoiseRatio /= 2; return o }},
+		{"head count ≥ 30 σ_G (twice the rule's)", func(o userdp.Options) userdp.Options { o.HeadNoiseRatio *= 2; return o }},
+		{"start over 150 items", func(o userdp.Options) userdp.Options { o.StartItems = 150; return o }},
+		{"start over 600 items", func(o userdp.Options) userdp.Options { o.StartItems = 600; return o }},
 		{"PCA share 0.3", func(o userdp.Options) userdp.Options { o.Shares.PCA = 0.3; return o }},
 		{"PCA share 0.7", func(o userdp.Options) userdp.Options { o.Shares.PCA = 0.7; return o }},
 		{"Gram share 0.3", func(o userdp.Options) userdp.Options { o.Shares.Gram = 0.3; return o }},
 		{"Gram share 0.7", func(o userdp.Options) userdp.Options { o.Shares.Gram = 0.7; return o }},
-		{"factor threshold 25 000 (users × ε)", func(o userdp.Options) userdp.Options { o.AutoFactorThreshold = 25000; return o }},
+		{"factor threshold 50 000 (users × ε)", func(o userdp.Options) userdp.Options { o.AutoFactorThreshold = 50000; return o }},
 		{"2 ALS steps", func(o userdp.Options) userdp.Options { o.Iters = 2; return o }},
 		{"residual clip (max − min)/4", func(o userdp.Options) userdp.Options { o.ResidualBound = (o.Max - o.Min) / 4; return o }},
 	}, ShareVariants()...)

@@ -477,6 +477,7 @@ type relIndex struct {
 	rel   *release
 	index map[string]int32
 	head  []bool
+	shead []bool // the head items the PCA start covers (Plan.StartHead)
 }
 
 func newRelIndex(rel *release, p *userdp.Plan) *relIndex {
@@ -486,6 +487,7 @@ func newRelIndex(rel *release, p *userdp.Plan) *relIndex {
 	}
 	if p.Options().Rank > 0 {
 		x.head = p.Head(rel.Counts)
+		x.shead = p.StartHead(rel.Counts, x.head)
 	}
 	return x
 }
@@ -658,10 +660,10 @@ func (f *startTermFn) ProcessElement(ctx context.Context, u userRec, side func(*
 		return err
 	}
 	if f.pos == nil {
-		_, f.pos = userdp.StartPositions(x.head)
+		_, f.pos = userdp.StartPositions(x.shead)
 	}
 	kc, kv, _ := x.split(&u)
-	w := p.FactorWeights(kc, x.rel.Counts, x.head)
+	w := p.FactorWeights(kc, x.rel.Counts, x.shead)
 	beta := p.UserOffset(u.Vals, mu)
 	idx, z := p.StartTerms(mu, beta, x.rel.ItemBias, f.pos, kc, kv, w, nil, nil)
 	if len(idx) > 0 {
@@ -690,14 +692,15 @@ func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*
 		emit(rel)
 		return nil
 	}
-	cand, _ := userdp.StartPositions(head)
+	shead := p.StartHead(rel.Counts, head)
+	cand, _ := userdp.StartPositions(shead)
 	h := len(cand)
 	if h > 0 {
 		var m []exactsum.Sum
 		for _, t := range collect(next) {
 			m = userdp.MergeStart(m, t.M)
 		}
-		if err := p.ReleaseStart(rel.ItemIDs, head, cand, m, rel.V); err != nil {
+		if err := p.ReleaseStart(rel.ItemIDs, shead, cand, m, rel.V); err != nil {
 			return err
 		}
 	}

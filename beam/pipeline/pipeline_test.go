@@ -100,9 +100,9 @@ func TestPipelineMatchesTrain(t *testing.T) {
 		opts func(lo, hi float64, d *ratings.Dataset) userdp.Options
 	}
 	cases := []tc{
-		{"selection, PCA start, 2 steps", "", func(lo, hi float64, _ *ratings.Dataset) userdp.Options {
+		{"selection, PCA start over part of the head, 2 steps", "", func(lo, hi float64, _ *ratings.Dataset) userdp.Options {
 			o := userdp.Defaults(30, 1e-6, lo, hi).WithFactors(3, 2, 0.4)
-			o.MaxItemsPerUser, o.HeadItems = 40, 60
+			o.MaxItemsPerUser, o.HeadItems, o.StartItems = 40, 60, 20
 			return o
 		}},
 		{"catalogue, random start", "", func(lo, hi float64, d *ratings.Dataset) userdp.Options {

@@ -123,7 +123,7 @@ func TestTrainUserRankIters(t *testing.T) {
 		{[]string{"--epsilon", "1", "--rank", "2"}, 0, "factors: rank 2, 1 ALS step(s) after the PCA start, set explicitly"},
 		{[]string{"--mechanism", "none", "--iters", "0"}, 1, "--iters = 0: the non-private baseline"},
 		{[]string{"--mechanism", "none", "--iters", "0", "--rank", "0"}, 0, "factors: none (rank 0)"},
-		{[]string{"--epsilon", "1", "--rank", "2000"}, 1, "--rank = 2000 exceeds the 400 most popular items that get factors (--head-items)"},
+		{[]string{"--epsilon", "1", "--rank", "2000"}, 1, "--rank = 2000, want ≤ 1024"},
 		{[]string{"--epsilon", "1", "--rank", "20", "--head-items", "10"}, 1, "--rank = 20 exceeds the 10 most popular items"},
 		{[]string{"--epsilon", "1", "--iters", "-1"}, 1, "--iters = -1, want ≥ 0"},
 	} {
@@ -228,7 +228,8 @@ func TestTrainRefusesFlagsBeforeLoading(t *testing.T) {
 		{[]string{"--algo", "als", "--init", "paper"}, "--init applies to --algo irls only"},
 		{[]string{"--algo", "als", "--irls-threshold", "2"}, "--irls-threshold applies to --algo irls only"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--users", "500"}, "--users applies only to --synthetic realistic"},
-		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "2000"}, "--rank = 2000 exceeds the 400 most popular items"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "2000"}, "--rank = 2000, want ≤ 1024"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "500", "--head-items", "400"}, "--rank = 500 exceeds the 400 most popular items"},
 		{[]string{"--privacy", "user", "--mechanism", "none", "--iters", "0"}, "--iters = 0: the non-private baseline"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "2", "--factor-share", "2"}, "--factor-share"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--rating-range", "1,5", "--center", "9"}, "--center = 9, want a number in the rating range [1, 5]"},

@@ -177,6 +177,29 @@ func (v Values) CopyTo(dst []float64) []float64 {
 	return dst
 }
 
+// CopyTo32 copies the values into dst[:Len()] as float32 and returns that
+// slice: exactly, as a Matrix stores every value as a float32 (ValuesOf's
+// float64s are rounded to the nearest float32). It panics if dst is
+// shorter than Len().
+func (v Values) CopyTo32(dst []float32) []float32 {
+	switch {
+	case v.f64 != nil:
+		dst = dst[:len(v.f64)]
+		for k, x := range v.f64 {
+			dst[k] = float32(x)
+		}
+		return dst
+	case v.table != nil:
+		t := v.table
+		dst = dst[:len(v.codes)]
+		for k, c := range v.codes {
+			dst[k] = float32(t[c])
+		}
+		return dst
+	}
+	return dst[:copy(dst[:len(v.f32)], v.f32)]
+}
+
 // Slice returns values [lo, hi), sharing v's storage. It panics if
 // 0 ≤ lo ≤ hi ≤ Len() does not hold, like a slice expression.
 func (v Values) Slice(lo, hi int) Values {

@@ -468,10 +468,14 @@ func TestLoadedValuesStorage(t *testing.T) {
 		for u := range m.Rows() {
 			items, vals := m.Row(u)
 			all := floats(vals)
+			all32 := vals.CopyTo32(make([]float32, vals.Len()+1))
+			if len(all32) != len(items) {
+				t.Fatalf("%s: row %d: CopyTo32 returned %d values, want %d", tt.name, u, len(all32), len(items))
+			}
 			for p, i := range items {
 				want := byCell[[2]int{u, int(i)}]
-				if vals.At(p) != want || all[p] != want || vals.Slice(p, p+1).At(0) != want || vals.Slice(p, len(items)).Len() != len(items)-p {
-					t.Fatalf("%s: row %d item %d reads %v, %v, %v; want %v", tt.name, u, i, vals.At(p), all[p], vals.Slice(p, p+1).At(0), want)
+				if vals.At(p) != want || all[p] != want || float64(all32[p]) != want || vals.Slice(p, p+1).At(0) != want || vals.Slice(p, len(items)).Len() != len(items)-p {
+					t.Fatalf("%s: row %d item %d reads %v, %v, %v, %v; want %v", tt.name, u, i, vals.At(p), all[p], all32[p], vals.Slice(p, p+1).At(0), want)
 				}
 			}
 		}
@@ -656,5 +660,17 @@ func TestBeyondFloat32(t *testing.T) {
 	// The largest value that rounds to a finite float32 is stored.
 	if m, err := New(1, 1, []Triple{{0, 0, math.MaxFloat32 * (1 + 0x1p-25)}}); err != nil || m.Max() != math.MaxFloat32 {
 		t.Errorf("MaxFloat32 rounding: %v, %v", m, err)
+	}
+}
+
+// TestCopyTo32ValuesOf checks that CopyTo32 rounds ValuesOf's float64s to
+// the nearest float32.
+func TestCopyTo32ValuesOf(t *testing.T) {
+	x := []float64{0.1, 1.0 / 3, -2.5, 1e-40, 3}
+	got := ValuesOf(x).Slice(1, 5).CopyTo32(make([]float32, 4))
+	for k, v := range x[1:] {
+		if got[k] != float32(v) {
+			t.Errorf("CopyTo32[%d] = %v, want %v", k, got[k], float32(v))
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/dpmc/dpmc/internal/asm/f32"
 	"github.com/dpmc/dpmc/internal/dense"
 	"github.com/dpmc/dpmc/noise/huber"
 	"github.com/dpmc/dpmc/ratings"
@@ -31,17 +32,37 @@ func blockRows(x *ratings.Matrix) int {
 // gathered blocks, and for R-IRLS; nothing in a row solve allocates.
 type scratch struct {
 	r     int
+	nrows int          // the rows of a block
 	block []float64    // rows × r: the other side's factors of a row's ratings
 	y     []float64    // rows: their targets, as float64
 	pred  []float64    // rows: their predictions uᵀθ
 	wt    []float64    // rows: their IRLS weights
 	wy    []float64    // rows: weight × target
 	irls  *irlsScratch // R-IRLS only, made on first use
+
+	// A Mixed run's float32 space (and none of the float64 blocks above).
+	block32 []float32 // rows × r
+	y32     []float32 // rows
+	gram32  []float32 // r × r, the lower triangle
+	rhs32   []float32 // r
 }
 
-func newScratch(r, rows int) *scratch {
+// newScratch returns the scratch space of blocks of rows rows at rank r:
+// float32 if mixed, else float64.
+func newScratch(r, rows int, mixed bool) *scratch {
+	if mixed {
+		return &scratch{
+			r:       r,
+			nrows:   rows,
+			block32: make([]float32, rows*r),
+			y32:     make([]float32, rows),
+			gram32:  make([]float32, r*r),
+			rhs32:   make([]float32, r),
+		}
+	}
 	return &scratch{
 		r:     r,
+		nrows: rows,
 		block: make([]float64, rows*r),
 		y:     make([]float64, rows),
 		pred:  make([]float64, rows),
@@ -51,7 +72,42 @@ func newScratch(r, rows int) *scratch {
 }
 
 // rows returns the number of rows the scratch's block holds.
-func (s *scratch) rows() int { return len(s.y) }
+func (s *scratch) rows() int { return s.nrows }
+
+// addStats32 sets s.gram32 (the lower triangle) and s.rhs32 to the
+// statistics of the ratings y of one row, whose other-side factors are the
+// rows idx of the float32 factors f (rank s.r): Σ f_k·f_kᵀ and Σ y_k·f_k,
+// in float32. It gathers at most s.rows() factor rows at a time.
+func (s *scratch) addStats32(f []float32, idx []int32, y ratings.Values) {
+	r, rows := s.r, s.rows()
+	clear(s.gram32)
+	clear(s.rhs32)
+	for p0 := 0; p0 < len(idx); p0 += rows {
+		pe := min(p0+rows, len(idx))
+		k := pe - p0
+		blk := s.block32[:k*r]
+		f32.Gather(blk, f, r, idx[p0:pe])
+		yk := y.Slice(p0, pe).CopyTo32(s.y32)
+		f32.SyrkLower(r, k, blk, r, s.gram32, r)
+		f32.GemvT(k, r, blk, r, yk, 1, s.rhs32)
+	}
+}
+
+// widen sets gram (its lower triangle) to λI + s.gram32 and rhs to s.rhs32,
+// in float64.
+func (s *scratch) widen(gram, rhs []float64, lambda float64) {
+	r := s.r
+	for i := range r {
+		src, dst := s.gram32[i*r:i*r+i+1], gram[i*r:i*r+i+1]
+		for j, v := range src {
+			dst[j] = float64(v)
+		}
+		dst[i] += lambda
+	}
+	for k, v := range s.rhs32[:r] {
+		rhs[k] = float64(v)
+	}
+}
 
 // addStats adds to gram (the lower triangle) and rhs the statistics of the
 // ratings y of one row, whose other-side factors are the rows idx of f

@@ -119,7 +119,7 @@ func scaleRun(b *testing.B, x, test *ratings.Matrix, o Options, clip Clip, targe
 		res.wall += time.Since(start)
 		res.cpu += cpu1 - cpu0
 		res.sweeps = s
-		rmse, _ := t.model.Errors(test, clip)
+		rmse, _ := t.current().Errors(test, clip)
 		res.rmse = append(res.rmse, rmse)
 		if res.reached == 0 && rmse <= target {
 			res.reached, res.wallTarget, res.cpuTarget = s, res.wall, res.cpu
@@ -180,4 +180,23 @@ func BenchmarkTimeToRMSE(b *testing.B) {
 			b.ReportMetric(res.cpu.Seconds()/float64(res.sweeps), "cpu-s/sweep")
 		})
 	}
+}
+
+// current returns the trainer's model as it stands between sweeps: the
+// model itself, or for a Mixed run a copy holding the float32 factors as
+// float64s (the model's own memory holds them as float32s until the run
+// ends).
+func (t *trainer) current() *Model {
+	if !t.mixed() {
+		return t.model
+	}
+	m := *t.model
+	m.U, m.V = make([]float64, len(t.u32)), make([]float64, len(t.v32))
+	for k, v := range t.u32 {
+		m.U[k] = float64(v)
+	}
+	for k, v := range t.v32 {
+		m.V[k] = float64(v)
+	}
+	return &m
 }

@@ -411,9 +411,10 @@ func TestMaxRowLen(t *testing.T) {
 
 // TestLoadedValuesStorage checks the storage a loaded file's matrix gets:
 // a byte per value (10 bytes per rating, both views, and the table) while
-// the file has at most 256 distinct values; beyond that float32 if every
-// value is exactly one, else float64. Every value reads back exactly,
-// through At, CopyTo and Slice, in both views.
+// the file has at most 256 distinct values; two bytes (12 per rating, and
+// a table of float32s) up to 65 536; beyond that float32. Every value
+// reads back as its float32, through At, CopyTo, CopyTo32 and Slice, in
+// both views.
 func TestLoadedValuesStorage(t *testing.T) {
 	lines := func(n int, value func(k int) string) string {
 		var b strings.Builder
@@ -431,9 +432,10 @@ func TestLoadedValuesStorage(t *testing.T) {
 		{"stars", lines(500, func(k int) string { return fmt.Sprint(k%5 + 1) }), 10, true},
 		{"halves and negatives", lines(300, func(k int) string { return fmt.Sprint(float64(k%9)/2 - 2) }), 10, true},
 		{"256 distinct", lines(600, func(k int) string { return fmt.Sprint(k%256 + 1) }), 10, true},
-		{"257 distinct", lines(600, func(k int) string { return fmt.Sprint(k%257 + 1) }), 16, false},
+		{"257 distinct", lines(600, func(k int) string { return fmt.Sprint(k%257 + 1) }), 12, false},
 		{"tenths", lines(200, func(k int) string { return fmt.Sprint(k%3, ".1") }), 10, true},
-		{"257 distinct, not float32", lines(600, func(k int) string { return fmt.Sprint(k%257+1, ".1") }), 16, false},
+		{"257 distinct, not float32", lines(600, func(k int) string { return fmt.Sprint(k%257+1, ".1") }), 12, false},
+		{"65 537 distinct", lines(70_000, func(k int) string { return fmt.Sprintf("%.3f", float64(k%65_537)/100) }), 16, false},
 	} {
 		d, err := Read(strings.NewReader(tt.in), tt.name, Options{Format: FormatTSV, Min: -10, Max: 1000})
 		if err != nil {
@@ -449,6 +451,9 @@ func TestLoadedValuesStorage(t *testing.T) {
 		want := tt.bytes*m.Len() + (m.Rows()+m.Cols()+2)*4
 		if tt.table {
 			want += 256 * 8
+		}
+		if tt.bytes == 12 {
+			want += 4 * len(m.rowVal.t16) // the two-byte codes' table
 		}
 		if got := m.Bytes(); got != want {
 			t.Errorf("%s: Bytes() = %d, want %d (%d per rating)", tt.name, got, want, tt.bytes)
@@ -607,8 +612,9 @@ func TestValuesRoundTrip(t *testing.T) {
 	check("Read", d.Ratings, index(d.Users), index(d.Items))
 
 	// The 4-decimal values of [1, 5] alone (a loaded file of them is
-	// float32, not coded) stay within [1, 5] and within 3e-7 of their
-	// value, three orders of magnitude below their step of 1e-4.
+	// in two-byte codes of their float32s) stay within [1, 5] and within
+	// 3e-7 of their value, three orders of magnitude below their step of
+	// 1e-4.
 	var dec strings.Builder
 	for k := range 3000 {
 		fmt.Fprintf(&dec, "%d\t%d\t%.4f\n", k%50+1, k/50+1, 1+4*r.Float64())
@@ -617,7 +623,7 @@ func TestValuesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := d.Ratings; m.Min() < 1 || m.Max() > 5 || m.Bytes() != 16*m.Len()+(m.Rows()+m.Cols()+2)*4 {
+	if m := d.Ratings; m.Min() < 1 || m.Max() > 5 || m.rowVal.t16 == nil || m.Bytes() != 12*m.Len()+(m.Rows()+m.Cols()+2)*4+4*len(m.rowVal.t16) {
 		t.Errorf("4 decimals: [%v, %v], %d bytes for %d ratings", m.Min(), m.Max(), m.Bytes(), m.Len())
 	}
 	for line := range strings.SplitSeq(strings.TrimSpace(dec.String()), "\n") {

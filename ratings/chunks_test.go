@@ -279,15 +279,22 @@ func TestBuildScatter(t *testing.T) {
 
 // TestBuildScatterWide compares buildScatter32 with build on records whose
 // values are too many for two-byte codes (float32 views) or just few
-// enough (65 536 distinct: codes), with and without a repeated pair.
+// enough (65 536 distinct: codes, in the records' memory alone up to
+// 65 536 items, inPlace16, and with more, views16), with and without a
+// repeated pair.
 func TestBuildScatterWide(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 10))
-	const m, n = 300, 400
 	for _, tt := range []struct {
 		distinct int
 		repeat   bool
 		coded    bool
-	}{{70_000, false, false}, {1 << 16, false, true}, {1<<16 + 1, false, false}, {70_000, true, false}} {
+		m, n     int
+	}{
+		{70_000, false, false, 300, 400}, {1 << 16, false, true, 300, 400}, {1<<16 + 1, false, false, 300, 400},
+		{70_000, true, false, 300, 400}, {1 << 16, true, true, 300, 400},
+		{1 << 16, false, true, 2, 70_000}, {1 << 16, true, true, 2, 70_000}, {1<<16 + 1, false, false, 2, 70_000},
+	} {
+		m, n := tt.m, tt.n
 		nt := 90_000
 		cells := r.Perm(m * n)
 		us, is, f32 := make([]int32, nt), make([]int32, nt), make([]float32, nt)
@@ -303,11 +310,15 @@ func TestBuildScatterWide(t *testing.T) {
 		}
 		want, _, werr := build(m, n, slices32(us), slices32(is), ValuesOf(vals), DuplicatesError)
 		for _, workers := range []int{1, 3} {
-			got, ok := buildScatter32(m, n, slices32(us), slices32(is), slices.Clone(f32), workers)
+			us1, is1, f1 := slices32(us), slices32(is), slices.Clone(f32)
+			got, ok := buildScatter32(m, n, us1, is1, f1, workers)
 			if ok != (werr == nil) {
 				t.Fatalf("%+v: buildScatter32 ok %v, build error %v", tt, ok, werr)
 			}
 			if !ok {
+				if !slices.Equal(us1, us) || !slices.Equal(is1, is) || !slices.Equal(f1, f32) {
+					t.Fatalf("%+v: buildScatter32 found a repeat but changed the records", tt)
+				}
 				continue
 			}
 			if !sameMatrix(got, want) {
@@ -321,6 +332,9 @@ func TestBuildScatterWide(t *testing.T) {
 				perRating = 12
 			}
 			wantBytes := perRating*nt + (m+n+2)*4 + 4*len(got.rowVal.t16)
+			if tt.repeat {
+				t.Fatalf("%+v: a repeated pair built", tt)
+			}
 			if got.Bytes() != wantBytes {
 				t.Fatalf("%+v: Bytes() = %d, want %d", tt, got.Bytes(), wantBytes)
 			}

@@ -73,6 +73,11 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 // beyond float32's range, ±Inf in vs). From then on only the
 // records' memory is needed, not their contents: the values by column go
 // into the memory of us, and the row view into that of is and vs.
+//
+// Values among at most 65 536 distinct ones (grid16) are kept as two-byte
+// codes instead, 12 bytes per rating: with at most 65 536 items entirely
+// in the records' memory, 12 bytes at the peak too (inPlace16); with more,
+// 16 at the peak (views16).
 func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matrix, bool) {
 	workers = max(workers, 1)
 	returnFreed(len(us))
@@ -86,13 +91,6 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 		}
 	})
 	sc.rowPtr, sc.colPtr = sumCounts(sc.rowCnt), sumCounts(sc.colCnt)
-	cu := make([]int32, len(us))
-	startAt(sc.colPtr, sc.colCnt)
-	scatterByColumn(cu, us, is, recParts, sc.colCnt)
-	sc.byColUser = cu
-	if sc.repeats() {
-		return nil, false
-	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range vs {
 		lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
@@ -103,7 +101,18 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return nil, false // a value beyond float32's range: build gives the error
 	}
-	if t16, ok := grid16(vs); ok {
+	t16, coded := grid16(vs)
+	if coded && n <= 1<<16 {
+		return inPlace16(sc, us, is, vs, t16, recParts, lo, hi)
+	}
+	cu := make([]int32, len(us))
+	startAt(sc.colPtr, sc.colCnt)
+	scatterByColumn(cu, us, is, recParts, sc.colCnt)
+	sc.byColUser = cu
+	if sc.repeats() {
+		return nil, false
+	}
+	if coded {
 		return sc.views16(us, is, vs, t16, recParts, lo, hi), true
 	}
 	// The same scatter for the values, each part from where it started.
@@ -146,6 +155,67 @@ func (sc *scatter[V]) views16(us, is []int32, vs []float32, t16 []float32, recPa
 		colPtr: narrow(s16.colPtr), colIdx: colIdx, colVal: Values{c16: colVal, t16: t16},
 		min: lo, max: hi,
 	}
+}
+
+// inPlace16 finishes buildScatter32 for at most 65 536 items and values
+// among the at most 65 536 of t16 (grid16), in the records' memory alone:
+// 12 bytes per rating at the peak and in the matrix. Each record's code
+// goes into the top half of its item (is[k] = item | code<<16), which
+// frees vs's memory for the users by column; if a pair repeats, the
+// records are put back as they were (the codes' values are vs's exactly)
+// and it reports false. Then the codes by column go into the first half
+// of us's memory, the row view into is (items) and the second half of us
+// (codes), and the column view back into vs's memory and the first half
+// of us. The matrix holds is, us and vs.
+func inPlace16(sc *scatter[float32], us, is []int32, vs []float32, t16 []float32, recParts []int32, lo, hi float64) (*Matrix, bool) {
+	nt := len(us)
+	var g valueGrid
+	g.init()
+	for _, v := range t16 {
+		g.code(v)
+	}
+	for k, v := range vs {
+		c, _ := g.code(v)
+		is[k] = int32(uint32(is[k]) | uint32(c)<<16)
+	}
+	s16 := &scatter[uint16]{m: sc.m, n: sc.n, workers: sc.workers, rowCnt: sc.rowCnt, colCnt: sc.colCnt, rowPtr: sc.rowPtr, colPtr: sc.colPtr}
+	cu := float32sAsInt32(vs)
+	startAt(s16.colPtr, s16.colCnt)
+	inParallel(recParts, func(p int, lo, hi int32) {
+		at := s16.colCnt[p]
+		for k := lo; k < hi; k++ {
+			j := uint32(is[k]) & 0xffff
+			cu[at[j]] = us[k]
+			at[j]++
+		}
+	})
+	s16.byColUser = cu
+	if s16.repeats() {
+		for k, x := range is {
+			vs[k], is[k] = t16[uint32(x)>>16], int32(uint32(x)&0xffff)
+		}
+		return nil, false
+	}
+	half := uint16sOf(us)
+	colVal, rowVal := half[:nt:nt], half[nt:2*nt:2*nt]
+	rewind(s16.colPtr, s16.colCnt)
+	inParallel(recParts, func(p int, lo, hi int32) {
+		at := s16.colCnt[p]
+		for k := lo; k < hi; k++ {
+			x := uint32(is[k])
+			j := x & 0xffff
+			colVal[at[j]] = uint16(x >> 16)
+			at[j]++
+		}
+	})
+	s16.byColVal = colVal
+	rowIdx, rowVal, colIdx, colVal := s16.views(is, rowVal)
+	return &Matrix{
+		rows: sc.m, cols: sc.n,
+		rowPtr: narrow(s16.rowPtr), rowIdx: rowIdx, rowVal: Values{c16: rowVal, t16: t16},
+		colPtr: narrow(s16.colPtr), colIdx: colIdx, colVal: Values{c16: colVal, t16: t16},
+		min: lo, max: hi,
+	}, true
 }
 
 // grid16 returns the distinct values of vs, at most 65 536 of them, in

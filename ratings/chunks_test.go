@@ -243,7 +243,11 @@ func TestBuildScatter(t *testing.T) {
 		vs := vc.unpack(plain)
 		want, _, werr := build(m, n, slices32(us), plain, vs, DuplicatesError)
 		workers := 1 + r.IntN(4)
-		got, ok := buildScatter(m, n, slices32(us), slices32(is), vc.table, workers)
+		rec := &heldRecords{us: slices32(us), is: slices32(is)}
+		got, ok := buildScatter(m, n, rec, vc.table, workers)
+		if !ok && (!slices.Equal(rec.us, us) || !slices.Equal(rec.is, is)) {
+			t.Fatalf("trial %d: buildScatter reported false but changed the records", trial)
+		}
 		if ok != (werr == nil) {
 			t.Fatalf("trial %d: buildScatter ok %v, build error %v", trial, ok, werr)
 		}

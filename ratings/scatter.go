@@ -18,14 +18,18 @@ import (
 // The matrix keeps the codes (one byte a value) and the table, not the
 // values (the table's rounded to float32, as every Matrix's): 10 bytes per rating for both views. Besides the records (8
 // bytes each) it needs 5 bytes per record (the records by column, user
-// and code) and one (the row view's codes), 14 bytes per record at the
-// peak; the row view takes over the memory of us, the column view that
-// of the records by column, and is is garbage once the rows are built.
+// and code) and, once is is freed, one (the row view's codes): 13 bytes
+// per record at the peak. The row view takes over the memory of us and
+// the column view that of the records by column. It takes the records
+// from rec and, once no pair repeats, drops rec's references, so that is
+// (4 bytes a record) can be collected before the rows' codes are
+// allocated; if it reports false, rec holds the records unchanged.
 // See scatter for the sorts.
-func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matrix, bool) {
+func buildScatter(m, n int, rec *heldRecords, table []float64, workers int) (*Matrix, bool) {
 	if slices.ContainsFunc(table, func(v float64) bool { return !fits32(v) }) {
 		return nil, false // build gives the error
 	}
+	us, is := rec.us, rec.is
 	workers = max(workers, 1)
 	returnFreed(len(us))
 	recParts := partsOf(len(us), workers)
@@ -50,6 +54,9 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 	if sc.repeats() {
 		return nil, false
 	}
+	// is is done with: let it go before the rows' codes are allocated.
+	rec.us, rec.is, is = nil, nil, nil
+	returnFreed(len(us))
 	rowIdx, rowVal, colIdx, colVal := sc.views(us, make([]uint8, len(us)))
 	values := new([256]float64) // rounded to float32, as every value of a Matrix
 	for k, v := range table {
@@ -127,6 +134,13 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 		colPtr: narrow(sc.colPtr), colIdx: colIdx, colVal: Values{f32: colVal},
 		min: lo, max: hi,
 	}, true
+}
+
+// heldRecords are a loader's records, handed to buildScatter, which may
+// take them over (and then sets both to nil, so that what it no longer
+// needs can be collected).
+type heldRecords struct {
+	us, is []int32
 }
 
 // views16 finishes buildScatter32 for values that are among the at most

@@ -2,9 +2,11 @@ package solver
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/dpmc/dpmc/internal/asm/f32"
+	"github.com/dpmc/dpmc/internal/asm/f64"
 	"github.com/dpmc/dpmc/noise/huber"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/synthetic"
@@ -84,28 +86,44 @@ func TestMixedMatchesDouble(t *testing.T) {
 	}
 }
 
-// TestMixedKernelsAgree trains with each implementation of the float32
-// kernels (the generic loops, which a purego build runs, and the assembly)
-// and holds their test RMSE to 1e-4 of each other; with one
-// implementation, seeded results are identical whatever the number of
-// workers (TestReproducibleAcrossWorkers).
+// TestMixedKernelsAgree trains with each way this machine has of summing
+// a Mixed run's rows: the generic float32 loops (what a purego build
+// runs), float32 rows widened and summed by the float64 assembly (what a
+// CPU with AVX2 but not AVX-512 runs: f32 generic, f64 assembly), and the
+// float32 assembly; their test RMSE agrees to 1e-4. With one of them,
+// seeded results are identical whatever the number of workers
+// (TestReproducibleAcrossWorkers).
 func TestMixedKernelsAgree(t *testing.T) {
-	impls := f32.Available()
-	if len(impls) < 2 {
+	if len(f32.Available()) < 2 && len(f64.Available()) < 2 {
 		t.Skip("only the generic kernels on this machine")
 	}
 	for _, c := range mixedCases(t) {
-		prev := f32.Use(f32.Generic)
+		p32, p64 := f32.Use(f32.Generic), f64.Use(f64.Generic)
 		want := train(t, c.train, c.o)
-		f32.Use(prev)
+		f64.Use(p64)
 		rw, _ := want.Errors(c.test, Clip{})
-		for _, impl := range impls[1:] {
-			prev := f32.Use(impl)
+		ways := map[string]func(){}
+		if f64.Active() != f64.Generic {
+			ways["f32 rows widened, f64 "+f64.Active().String()] = func() {}
+		}
+		f32.Use(p32)
+		if f32.Active() == f32.AVX512 {
+			ways["f32 "+f32.Active().String()] = func() {}
+		}
+		for name := range ways {
+			prev := f32.Active()
+			if strings.HasPrefix(name, "f32 rows widened") {
+				f32.Use(min(f32.AVX2, f32.Active()))
+				if !wideMixed() {
+					t.Fatal("wideMixed() false with generic f32 and assembly f64 kernels")
+				}
+			}
 			got := train(t, c.train, c.o)
 			f32.Use(prev)
 			rg, _ := got.Errors(c.test, Clip{})
+			t.Logf("%s, %s: test RMSE %.9f against generic %.9f", c.name, name, rg, rw)
 			if !(math.Abs(rg-rw) <= 1e-4) {
-				t.Errorf("%s: test RMSE %v (%v) and %v (generic) differ by more than 1e-4", c.name, rg, impl, rw)
+				t.Errorf("%s: test RMSE %v (%s) and %v (generic) differ by more than 1e-4", c.name, rg, name, rw)
 			}
 		}
 	}

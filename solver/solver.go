@@ -134,11 +134,14 @@ const (
 	// returned Model holds those float32 factors as float64s. Its results
 	// differ from Double's at float32 rounding level: test RMSE agrees to
 	// 1e-4 (TestMixedMatchesDouble), and a seeded run is still identical
-	// whatever the number of workers. IRLS always runs in Double, and so
-	// does ALS with Lambda = 0, whose row systems may be singular: float32
-	// sums could turn an exactly singular Gram matrix into a barely
-	// positive definite one, and the run would go on with huge factors
-	// instead of reporting it.
+	// whatever the number of workers. On a CPU with AVX2 but not
+	// AVX-512, where the float32 kernels would be plain Go, the float32
+	// rows are gathered widened to float64 and summed by the float64
+	// assembly instead (still half the bytes gathered from memory). IRLS
+	// always runs in Double, and so does ALS with Lambda = 0, whose row
+	// systems may be singular: float32 sums could turn an exactly singular
+	// Gram matrix into a barely positive definite one, and the run would
+	// go on with huge factors instead of reporting it.
 	Mixed Precision = iota
 	// Double keeps the factors and every sum in float64.
 	Double
@@ -484,8 +487,7 @@ func (t *trainer) user(w *worker, sweep, i int) error {
 	r := t.opts.Rank
 	items, vals := t.x.Row(i)
 	if t.mixed() {
-		w.addStats32(t.v32, items, vals)
-		w.widen(w.gram, w.rhs, t.lambda(len(items)))
+		w.mixedStats(t.v32, items, vals, t.lambda(len(items)), w.gram, w.rhs)
 		return t.solve32(w, sweep, "user", i, t.u32[i*r:i*r+r])
 	}
 	dense.SetRidge(w.gram, r, t.lambda(len(items)))
@@ -499,8 +501,7 @@ func (t *trainer) itemALS(w *worker, sweep, j int) error {
 	r := t.opts.Rank
 	users, vals := t.x.Col(j)
 	if t.mixed() {
-		w.addStats32(t.u32, users, vals)
-		w.widen(w.gram, w.rhs, t.lambda(len(users)))
+		w.mixedStats(t.u32, users, vals, t.lambda(len(users)), w.gram, w.rhs)
 	} else {
 		dense.SetRidge(w.gram, r, t.lambda(len(users)))
 		clear(w.rhs)

@@ -14,3 +14,7 @@ func gemvT(m, n int, a []float32, lda int, x []float32, incX int, y []float32) {
 }
 
 func gather(dst, src []float32, n int, rows []int32) { gatherGeneric(dst, src, n, rows) }
+
+func gatherWiden(dst []float64, src []float32, n int, rows []int32) {
+	gatherWidenGeneric(dst, src, n, rows)
+}

@@ -15,7 +15,9 @@
 //   - [GemvT]: y += Aᵀ·x, x strided, the right-hand side Σ x_p·a_p;
 //   - [Gather]: a row's factor rows copied, in the order of its ratings,
 //     into the contiguous block the kernels above read, prefetching rows
-//     ahead as f64.Gather does. The copy is exact.
+//     ahead as f64.Gather does. The copy is exact; [GatherWiden] is the
+//     same into float64s, for the float64 kernels to sum (on CPUs with
+//     AVX2 but not AVX-512).
 //
 // SyrkLower's AVX-512 kernel is written out by syrk4_gen.py (run it from
 // this directory); the others are written by hand.
@@ -28,8 +30,10 @@
 //
 // Which implementation runs is decided once, at package initialization,
 // from the CPU (golang.org/x/sys/cpu): AVX-512 (with AVX2 and FMA) where
-// the CPU and the operating system support it, else the generic loops
-// (Gather uses AVX2 wherever there is AVX2). The build tag purego, or a
+// the CPU and the operating system support it; else AVX2, which has only
+// the gathers in assembly (a caller that sums many rows is better off
+// widening them with GatherWiden and summing them with package f64's
+// AVX2 kernels, as the solver does); else the generic loops. The build tag purego, or a
 // GOARCH other than amd64, leaves only the generic loops. [Use] switches
 // implementation for tests and benchmarks that compare them.
 //

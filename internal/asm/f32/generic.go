@@ -34,3 +34,12 @@ func gatherGeneric(dst, src []float32, n int, rows []int32) {
 		copy(dst[p*n:p*n+n], src[int(r)*n:int(r)*n+n])
 	}
 }
+
+func gatherWidenGeneric(dst []float64, src []float32, n int, rows []int32) {
+	for p, r := range rows {
+		s, d := src[int(r)*n:int(r)*n+n], dst[p*n:p*n+n]
+		for q, x := range s {
+			d[q] = float64(x)
+		}
+	}
+}

@@ -8,15 +8,21 @@ type Impl int
 const (
 	// Generic is the pure-Go reference loops of generic.go.
 	Generic Impl = iota
-	// AVX512 is the AVX-512 assembly (AVX2 for Gather).
+	// AVX2 is the AVX2 assembly of Gather and GatherWiden, and the
+	// generic loops for the rest (SyrkLower and GemvT).
+	AVX2
+	// AVX512 is the AVX-512 assembly of SyrkLower and GemvT, and AVX2 for
+	// Gather and GatherWiden.
 	AVX512
 )
 
-// String returns "generic" or "avx512".
+// String returns "generic", "avx2" or "avx512".
 func (i Impl) String() string {
 	switch i {
 	case Generic:
 		return "generic"
+	case AVX2:
+		return "avx2"
 	case AVX512:
 		return "avx512"
 	}

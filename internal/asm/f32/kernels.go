@@ -72,3 +72,31 @@ func Gather(dst, src []float32, n int, rows []int32) {
 	need("src", len(src), (int(hi)+1)*n)
 	gather(dst, src, n, rows)
 }
+
+// GatherWiden is Gather into float64s: it copies the rows rows[p] of src,
+// a matrix of rows of n float32s with no padding, to the consecutive rows
+// of dst, each value converted (exactly) to float64:
+//
+//	for p, r := range rows {
+//		for q := range n {
+//			dst[p*n+q] = float64(src[int(r)*n+q])
+//		}
+//	}
+//
+// It panics as Gather does. It is the gather of a Mixed run on a CPU
+// without AVX-512, whose rows the float64 kernels then sum.
+func GatherWiden(dst []float64, src []float32, n int, rows []int32) {
+	if n < 0 {
+		panic(fmt.Sprintf("f32: GatherWiden: row length %d", n))
+	}
+	need("dst", len(dst), len(rows)*n)
+	if n == 0 || len(rows) == 0 {
+		return
+	}
+	var hi uint32 // the largest row; a negative one converts to more than 2³¹
+	for _, r := range rows {
+		hi = max(hi, uint32(r))
+	}
+	need("src", len(src), (int(hi)+1)*n)
+	gatherWiden(dst, src, n, rows)
+}

@@ -7,8 +7,11 @@ import "golang.org/x/sys/cpu"
 // best returns the fastest implementation the CPU and operating system
 // support.
 func best() Impl {
-	if cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F {
+	switch {
+	case cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F:
 		return AVX512
+	case cpu.X86.HasAVX2:
+		return AVX2
 	}
 	return Generic
 }
@@ -18,7 +21,7 @@ func best() Impl {
 // diagonal. The last n mod 4 rows are one GemvT each (row i of Aᵀ·A is
 // Aᵀ times column i of A).
 func syrkLower(n, k int, a []float32, lda int, c []float32, ldc int) {
-	if active == Generic {
+	if active < AVX512 {
 		syrkLowerGeneric(0, n, k, a, lda, c, ldc)
 		return
 	}
@@ -49,7 +52,7 @@ func diagMasks(ncols int) uint64 {
 }
 
 func gemvT(m, n int, a []float32, lda int, x []float32, incX int, y []float32) {
-	if active == Generic {
+	if active < AVX512 {
 		gemvTGeneric(m, n, a, lda, x, incX, y)
 		return
 	}
@@ -62,9 +65,17 @@ func gemvT(m, n int, a []float32, lda int, x []float32, incX int, y []float32) {
 func gatherAhead(n int) int { return max(8, 256/n) }
 
 func gather(dst, src []float32, n int, rows []int32) {
-	if !cpu.X86.HasAVX2 || active == Generic {
+	if active == Generic {
 		gatherGeneric(dst, src, n, rows)
 		return
 	}
 	gatherAVX2(dst, src, n, rows, gatherAhead(n))
+}
+
+func gatherWiden(dst []float64, src []float32, n int, rows []int32) {
+	if active == Generic {
+		gatherWidenGeneric(dst, src, n, rows)
+		return
+	}
+	gatherWidenAVX2(dst, src, n, rows, gatherAhead(n))
 }

@@ -203,6 +203,8 @@ func TestPanics(t *testing.T) {
 		"gemv incX 0":    func() { GemvT(3, 2, make([]float32, 6), 2, make([]float32, 3), 0, make([]float32, 2)) },
 		"gather row":     func() { Gather(make([]float32, 4), make([]float32, 8), 4, []int32{2}) },
 		"gather neg":     func() { Gather(make([]float32, 4), make([]float32, 8), 4, []int32{-1}) },
+		"widen row":      func() { GatherWiden(make([]float64, 4), make([]float32, 8), 4, []int32{2}) },
+		"widen dst":      func() { GatherWiden(make([]float64, 3), make([]float32, 8), 4, []int32{1}) },
 		"use bad":        func() { Use(Impl(99)) },
 	} {
 		func() {
@@ -214,4 +216,40 @@ func TestPanics(t *testing.T) {
 			f()
 		}()
 	}
+}
+
+func TestGatherWiden(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		g := rand.New(rand.NewPCG(7, 8))
+		for _, n := range sizes() {
+			const srcRows = 50
+			src, allS := guarded(g, srcRows*n)
+			for _, k := range []int{0, 1, 5, 17} {
+				rows := make([]int32, k)
+				for p := range rows {
+					rows[p] = int32(g.IntN(srcRows))
+				}
+				all := make([]float64, k*n+2*guard)
+				for i := range all {
+					all[i] = poison
+				}
+				dst := all[guard : guard+k*n : guard+k*n]
+				GatherWiden(dst, src, n, rows)
+				name := fmt.Sprintf("n=%d k=%d", n, k)
+				checkGuards(t, name+" src", allS)
+				for i := range guard {
+					if all[i] != poison || all[len(all)-1-i] != poison {
+						t.Fatalf("%s: a guard element of dst was overwritten", name)
+					}
+				}
+				for p, r := range rows {
+					for j := range n {
+						if dst[p*n+j] != float64(src[int(r)*n+j]) {
+							t.Fatalf("%s: dst[%d][%d] = %v, want %v", name, p, j, dst[p*n+j], src[int(r)*n+j])
+						}
+					}
+				}
+			}
+		}
+	})
 }

@@ -25,3 +25,8 @@ func gemvTAVX512(m, n int, a []float32, lda int, x []float32, incX int, y []floa
 //
 //go:noescape
 func gatherAVX2(dst, src []float32, n int, rows []int32, ahead int)
+
+// gatherWidenAVX2 is gatherAVX2 writing each value as a float64 into dst.
+//
+//go:noescape
+func gatherWidenAVX2(dst []float64, src []float32, n int, rows []int32, ahead int)

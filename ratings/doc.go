@@ -19,8 +19,9 @@
 // loaders stream the file and keep 8 bytes per rating line read (user,
 // item and the value's code while there are at most 256 distinct values,
 // 12 or 16 bytes otherwise), and build the matrix partly in that memory,
-// so that loading a file of coded values peaks at about 14 bytes per
-// rating.
+// so that loading a file of one-byte codes peaks at about 13 bytes per
+// rating, and one of two-byte codes (at most 65 536 values and 65 536
+// items) at about 12.
 //
 // The formats without quoting (ml100k, mldat, mlcsv, tsv) are parsed in
 // chunks of whole lines on up to four goroutines when GOMAXPROCS allows,

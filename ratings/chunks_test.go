@@ -243,7 +243,11 @@ func TestBuildScatter(t *testing.T) {
 		vs := vc.unpack(plain)
 		want, _, werr := build(m, n, slices32(us), plain, vs, DuplicatesError)
 		workers := 1 + r.IntN(4)
-		got, ok := buildScatter(m, n, slices32(us), slices32(is), vc.table, workers)
+		rec := &heldRecords{us: slices32(us), is: slices32(is)}
+		got, ok := buildScatter(m, n, rec, vc.table, workers)
+		if !ok && (!slices.Equal(rec.us, us) || !slices.Equal(rec.is, is)) {
+			t.Fatalf("trial %d: buildScatter reported false but changed the records", trial)
+		}
 		if ok != (werr == nil) {
 			t.Fatalf("trial %d: buildScatter ok %v, build error %v", trial, ok, werr)
 		}
@@ -271,8 +275,73 @@ func TestBuildScatter(t *testing.T) {
 		if !ok && (!slices.Equal(us32, us) || !slices.Equal(items, items0) || !slices.Equal(f32, f320)) {
 			t.Fatalf("trial %d: buildScatter32 found a repeat but changed the records", trial)
 		}
-		if ok && (!sameMatrix(got32, want) || got32.rowVal.f32 == nil || got32.colVal.f32 == nil) {
-			t.Fatalf("trial %d, %d workers: buildScatter32's matrix differs or is not float32:\n%v\n%v", trial, workers, got32.Triples(), want.Triples())
+		if ok && (!sameMatrix(got32, want) || got32.rowVal.t16 == nil || got32.colVal.t16 == nil) {
+			t.Fatalf("trial %d, %d workers: buildScatter32's matrix differs or is not in two-byte codes:\n%v\n%v", trial, workers, got32.Triples(), want.Triples())
+		}
+	}
+}
+
+// TestBuildScatterWide compares buildScatter32 with build on records whose
+// values are too many for two-byte codes (float32 views) or just few
+// enough (65 536 distinct: codes, in the records' memory alone up to
+// 65 536 items, inPlace16, and with more, views16), with and without a
+// repeated pair.
+func TestBuildScatterWide(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 10))
+	for _, tt := range []struct {
+		distinct int
+		repeat   bool
+		coded    bool
+		m, n     int
+	}{
+		{70_000, false, false, 300, 400}, {1 << 16, false, true, 300, 400}, {1<<16 + 1, false, false, 300, 400},
+		{70_000, true, false, 300, 400}, {1 << 16, true, true, 300, 400},
+		{1 << 16, false, true, 2, 70_000}, {1 << 16, true, true, 2, 70_000}, {1<<16 + 1, false, false, 2, 70_000},
+	} {
+		m, n := tt.m, tt.n
+		nt := 90_000
+		cells := r.Perm(m * n)
+		us, is, f32 := make([]int32, nt), make([]int32, nt), make([]float32, nt)
+		vals := make([]float64, nt)
+		for k := range nt {
+			c := cells[k]
+			if tt.repeat && k == nt-1 {
+				c = cells[0]
+			}
+			us[k], is[k] = int32(c/n), int32(c%n)
+			v := float32(k%tt.distinct) * 0.25
+			f32[k], vals[k] = v, float64(v)
+		}
+		want, _, werr := build(m, n, slices32(us), slices32(is), ValuesOf(vals), DuplicatesError)
+		for _, workers := range []int{1, 3} {
+			us1, is1, f1 := slices32(us), slices32(is), slices.Clone(f32)
+			got, ok := buildScatter32(m, n, us1, is1, f1, workers)
+			if ok != (werr == nil) {
+				t.Fatalf("%+v: buildScatter32 ok %v, build error %v", tt, ok, werr)
+			}
+			if !ok {
+				if !slices.Equal(us1, us) || !slices.Equal(is1, is) || !slices.Equal(f1, f32) {
+					t.Fatalf("%+v: buildScatter32 found a repeat but changed the records", tt)
+				}
+				continue
+			}
+			if !sameMatrix(got, want) {
+				t.Fatalf("%+v, %d workers: matrices differ", tt, workers)
+			}
+			if coded := got.rowVal.t16 != nil && got.colVal.t16 != nil; coded != tt.coded {
+				t.Fatalf("%+v: two-byte codes %v, want %v", tt, coded, tt.coded)
+			}
+			perRating := 16
+			if tt.coded {
+				perRating = 12
+			}
+			wantBytes := perRating*nt + (m+n+2)*4 + 4*len(got.rowVal.t16)
+			if tt.repeat {
+				t.Fatalf("%+v: a repeated pair built", tt)
+			}
+			if got.Bytes() != wantBytes {
+				t.Fatalf("%+v: Bytes() = %d, want %d", tt, got.Bytes(), wantBytes)
+			}
 		}
 	}
 }

@@ -7,17 +7,21 @@
 // items without copying. Indices are int32; a loaded file with at most
 // 256 distinct values (stars, half stars, tenths) keeps a one-byte code
 // per value and the table of values, 10 bytes per rating for both views;
-// otherwise the values are stored as float32, 16 bytes per rating: exact
-// for integers and half stars, else each value rounded to the nearest
-// float32 (within 6e-8 relative, far below any rating scale's step).
+// one with at most 65 536 (values on a finer grid, such as 4 decimals of a
+// 1–5 scale) a two-byte code and a table of float32s, 12 bytes per
+// rating; otherwise the values are stored as float32, 16 bytes per
+// rating. Every value is the nearest float32 to the rating: exact for
+// integers and half stars, else within 6e-8 relative, far below any
+// rating scale's step.
 // Values reads each storage exactly. New and Build make one from
 // Triples, and Build can average repeated (user, item) pairs; a Builder
 // takes ratings already in row-major order without a []Triple. The
 // loaders stream the file and keep 8 bytes per rating line read (user,
 // item and the value's code while there are at most 256 distinct values,
 // 12 or 16 bytes otherwise), and build the matrix partly in that memory,
-// so that loading a file of coded values peaks at about 14 bytes per
-// rating.
+// so that loading a file of one-byte codes peaks at about 13 bytes per
+// rating, and one of two-byte codes (at most 65 536 values and 65 536
+// items) at about 12.
 //
 // The formats without quoting (ml100k, mldat, mlcsv, tsv) are parsed in
 // chunks of whole lines on up to four goroutines when GOMAXPROCS allows,

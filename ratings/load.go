@@ -868,9 +868,12 @@ func (l *loader) finish() (*Dataset, error) {
 	records := len(us)
 	workers := min(l.workers, records>>16) // a goroutine per 64 Ki records or more
 	if vc != nil {
-		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), us, is, vc.table, workers); ok {
+		rec := &heldRecords{us: us, is: is}
+		us, is = nil, nil // only rec holds them, so that buildScatter can let is go
+		if mat, ok := buildScatter(l.users.Len(), l.items.Len(), rec, vc.table, workers); ok {
 			return l.dataset(mat), nil
 		}
+		us, is = rec.us, rec.is
 		vs, vc = vc.unpack(is), nil
 	} else if vs.f64 == nil {
 		if mat, ok := buildScatter32(l.users.Len(), l.items.Len(), us, is, vs.f32, workers); ok {

@@ -82,7 +82,9 @@ func (e *DuplicateError) Is(target error) bool { return target == ErrDuplicate }
 // Indices are int32. Values are float32: 16 bytes per rating for both
 // views; a matrix that a loader built from a file of at most 256 distinct
 // values keeps a byte per value, a code into a shared table of the values:
-// 10 bytes per rating. Values hides which.
+// 10 bytes per rating; from a file of at most 65 536 distinct values (a
+// scale in steps of 1e-4, say), two bytes, a code into a shared table of
+// float32s: 12 bytes per rating. Values hides which.
 //
 // Every stored value is the rating given rounded to the nearest float32
 // (ties to even; a zero as +0), the table's values included: exact for
@@ -118,15 +120,19 @@ type Matrix struct {
 
 // Values is a read-only run of ratings, as Row and Col return them: the
 // matrix's own storage, read through At or copied out by CopyTo, exactly
-// the values stored either way. A matrix's storage is one of two: a byte
-// per value, the code of one of at most 256 distinct values (what a loaded
-// ratings file of whole or half stars gets), or float32; ValuesOf's is the
-// caller's float64s. The zero Values is empty.
+// the values stored either way. A matrix's storage is one of three: a
+// byte per value, the code of one of at most 256 distinct values (what a
+// loaded ratings file of whole or half stars gets), two bytes, the code of
+// one of at most 65 536 (a loaded file of values on a finer grid, such as
+// 4 decimals of a 1–5 scale: 40 001 values), or float32; ValuesOf's is
+// the caller's float64s. The zero Values is empty.
 type Values struct {
 	f32   []float32
 	f64   []float64     // non-nil only from ValuesOf: a Matrix never holds float64 values
 	codes []uint8       // with table: value k is table[codes[k]]
 	table *[256]float64 // non-nil for coded values
+	c16   []uint16      // with t16: value k is t16[c16[k]]
+	t16   []float32     // non-nil for two-byte codes
 }
 
 // ValuesOf returns Values that read x, sharing it: for code that passes
@@ -140,6 +146,8 @@ func (v Values) Len() int {
 		return len(v.f64)
 	case v.table != nil:
 		return len(v.codes)
+	case v.t16 != nil:
+		return len(v.c16)
 	}
 	return len(v.f32)
 }
@@ -152,6 +160,8 @@ func (v Values) At(k int) float64 {
 		return v.f64[k]
 	case v.table != nil:
 		return v.table[v.codes[k]]
+	case v.t16 != nil:
+		return float64(v.t16[v.c16[k]])
 	}
 	return float64(v.f32[k])
 }
@@ -169,12 +179,49 @@ func (v Values) CopyTo(dst []float64) []float64 {
 			dst[k] = t[c]
 		}
 		return dst
+	case v.t16 != nil:
+		t := v.t16
+		dst = dst[:len(v.c16)]
+		for k, c := range v.c16 {
+			dst[k] = float64(t[c])
+		}
+		return dst
 	}
 	dst = dst[:len(v.f32)]
 	for k, x := range v.f32 {
 		dst[k] = float64(x)
 	}
 	return dst
+}
+
+// CopyTo32 copies the values into dst[:Len()] as float32 and returns that
+// slice: exactly, as a Matrix stores every value as a float32 (ValuesOf's
+// float64s are rounded to the nearest float32). It panics if dst is
+// shorter than Len().
+func (v Values) CopyTo32(dst []float32) []float32 {
+	switch {
+	case v.f64 != nil:
+		dst = dst[:len(v.f64)]
+		for k, x := range v.f64 {
+			dst[k] = float32(x)
+		}
+		return dst
+	case v.table != nil:
+		t := v.table
+		dst = dst[:len(v.codes)]
+		for k, c := range v.codes {
+			dst[k] = float32(t[c])
+		}
+		return dst
+	case v.t16 != nil:
+		t := v.t16
+		dst = dst[:len(v.c16)]
+		for k, c := range v.c16 {
+			dst[k] = t[c]
+		}
+		return dst
+	}
+	return dst[:copy(dst[:len(v.f32)], v.f32)]
 }
 
 // Slice returns values [lo, hi), sharing v's storage. It panics if
@@ -185,6 +232,8 @@ func (v Values) Slice(lo, hi int) Values {
 		return Values{f64: v.f64[lo:hi:hi]}
 	case v.table != nil:
 		return Values{codes: v.codes[lo:hi:hi], table: v.table}
+	case v.t16 != nil:
+		return Values{c16: v.c16[lo:hi:hi], t16: v.t16}
 	}
 	return Values{f32: v.f32[lo:hi:hi]}
 }
@@ -196,6 +245,8 @@ func (v Values) bytesPerValue() int {
 		return 8
 	case v.table != nil:
 		return 1
+	case v.t16 != nil:
+		return 2
 	}
 	return 4
 }
@@ -573,6 +624,7 @@ func (m *Matrix) Bytes() int {
 	if m.rowVal.table != nil {
 		b += len(m.rowVal.table) * word // shared by both views
 	}
+	b += len(m.rowVal.t16) * 4 // the two-byte codes' table, shared
 	return b
 }
 

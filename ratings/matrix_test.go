@@ -411,9 +411,10 @@ func TestMaxRowLen(t *testing.T) {
 
 // TestLoadedValuesStorage checks the storage a loaded file's matrix gets:
 // a byte per value (10 bytes per rating, both views, and the table) while
-// the file has at most 256 distinct values; beyond that float32 if every
-// value is exactly one, else float64. Every value reads back exactly,
-// through At, CopyTo and Slice, in both views.
+// the file has at most 256 distinct values; two bytes (12 per rating, and
+// a table of float32s) up to 65 536; beyond that float32. Every value
+// reads back as its float32, through At, CopyTo, CopyTo32 and Slice, in
+// both views.
 func TestLoadedValuesStorage(t *testing.T) {
 	lines := func(n int, value func(k int) string) string {
 		var b strings.Builder
@@ -431,9 +432,10 @@ func TestLoadedValuesStorage(t *testing.T) {
 		{"stars", lines(500, func(k int) string { return fmt.Sprint(k%5 + 1) }), 10, true},
 		{"halves and negatives", lines(300, func(k int) string { return fmt.Sprint(float64(k%9)/2 - 2) }), 10, true},
 		{"256 distinct", lines(600, func(k int) string { return fmt.Sprint(k%256 + 1) }), 10, true},
-		{"257 distinct", lines(600, func(k int) string { return fmt.Sprint(k%257 + 1) }), 16, false},
+		{"257 distinct", lines(600, func(k int) string { return fmt.Sprint(k%257 + 1) }), 12, false},
 		{"tenths", lines(200, func(k int) string { return fmt.Sprint(k%3, ".1") }), 10, true},
-		{"257 distinct, not float32", lines(600, func(k int) string { return fmt.Sprint(k%257+1, ".1") }), 16, false},
+		{"257 distinct, not float32", lines(600, func(k int) string { return fmt.Sprint(k%257+1, ".1") }), 12, false},
+		{"65 537 distinct", lines(70_000, func(k int) string { return fmt.Sprintf("%.3f", float64(k%65_537)/100) }), 16, false},
 	} {
 		d, err := Read(strings.NewReader(tt.in), tt.name, Options{Format: FormatTSV, Min: -10, Max: 1000})
 		if err != nil {
@@ -449,6 +451,9 @@ func TestLoadedValuesStorage(t *testing.T) {
 		want := tt.bytes*m.Len() + (m.Rows()+m.Cols()+2)*4
 		if tt.table {
 			want += 256 * 8
+		}
+		if tt.bytes == 12 {
+			want += 4 * len(m.rowVal.t16) // the two-byte codes' table
 		}
 		if got := m.Bytes(); got != want {
 			t.Errorf("%s: Bytes() = %d, want %d (%d per rating)", tt.name, got, want, tt.bytes)
@@ -468,10 +473,14 @@ func TestLoadedValuesStorage(t *testing.T) {
 		for u := range m.Rows() {
 			items, vals := m.Row(u)
 			all := floats(vals)
+			all32 := vals.CopyTo32(make([]float32, vals.Len()+1))
+			if len(all32) != len(items) {
+				t.Fatalf("%s: row %d: CopyTo32 returned %d values, want %d", tt.name, u, len(all32), len(items))
+			}
 			for p, i := range items {
 				want := byCell[[2]int{u, int(i)}]
-				if vals.At(p) != want || all[p] != want || vals.Slice(p, p+1).At(0) != want || vals.Slice(p, len(items)).Len() != len(items)-p {
-					t.Fatalf("%s: row %d item %d reads %v, %v, %v; want %v", tt.name, u, i, vals.At(p), all[p], vals.Slice(p, p+1).At(0), want)
+				if vals.At(p) != want || all[p] != want || float64(all32[p]) != want || vals.Slice(p, p+1).At(0) != want || vals.Slice(p, len(items)).Len() != len(items)-p {
+					t.Fatalf("%s: row %d item %d reads %v, %v, %v, %v; want %v", tt.name, u, i, vals.At(p), all[p], all32[p], vals.Slice(p, p+1).At(0), want)
 				}
 			}
 		}
@@ -603,8 +612,9 @@ func TestValuesRoundTrip(t *testing.T) {
 	check("Read", d.Ratings, index(d.Users), index(d.Items))
 
 	// The 4-decimal values of [1, 5] alone (a loaded file of them is
-	// float32, not coded) stay within [1, 5] and within 3e-7 of their
-	// value, three orders of magnitude below their step of 1e-4.
+	// in two-byte codes of their float32s) stay within [1, 5] and within
+	// 3e-7 of their value, three orders of magnitude below their step of
+	// 1e-4.
 	var dec strings.Builder
 	for k := range 3000 {
 		fmt.Fprintf(&dec, "%d\t%d\t%.4f\n", k%50+1, k/50+1, 1+4*r.Float64())
@@ -613,7 +623,7 @@ func TestValuesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := d.Ratings; m.Min() < 1 || m.Max() > 5 || m.Bytes() != 16*m.Len()+(m.Rows()+m.Cols()+2)*4 {
+	if m := d.Ratings; m.Min() < 1 || m.Max() > 5 || m.rowVal.t16 == nil || m.Bytes() != 12*m.Len()+(m.Rows()+m.Cols()+2)*4+4*len(m.rowVal.t16) {
 		t.Errorf("4 decimals: [%v, %v], %d bytes for %d ratings", m.Min(), m.Max(), m.Bytes(), m.Len())
 	}
 	for line := range strings.SplitSeq(strings.TrimSpace(dec.String()), "\n") {
@@ -656,5 +666,17 @@ func TestBeyondFloat32(t *testing.T) {
 	// The largest value that rounds to a finite float32 is stored.
 	if m, err := New(1, 1, []Triple{{0, 0, math.MaxFloat32 * (1 + 0x1p-25)}}); err != nil || m.Max() != math.MaxFloat32 {
 		t.Errorf("MaxFloat32 rounding: %v, %v", m, err)
+	}
+}
+
+// TestCopyTo32ValuesOf checks that CopyTo32 rounds ValuesOf's float64s to
+// the nearest float32.
+func TestCopyTo32ValuesOf(t *testing.T) {
+	x := []float64{0.1, 1.0 / 3, -2.5, 1e-40, 3}
+	got := ValuesOf(x).Slice(1, 5).CopyTo32(make([]float32, 4))
+	for k, v := range x[1:] {
+		if got[k] != float32(v) {
+			t.Errorf("CopyTo32[%d] = %v, want %v", k, got[k], float32(v))
+		}
 	}
 }

@@ -18,14 +18,18 @@ import (
 // The matrix keeps the codes (one byte a value) and the table, not the
 // values (the table's rounded to float32, as every Matrix's): 10 bytes per rating for both views. Besides the records (8
 // bytes each) it needs 5 bytes per record (the records by column, user
-// and code) and one (the row view's codes), 14 bytes per record at the
-// peak; the row view takes over the memory of us, the column view that
-// of the records by column, and is is garbage once the rows are built.
+// and code) and, once is is freed, one (the row view's codes): 13 bytes
+// per record at the peak. The row view takes over the memory of us and
+// the column view that of the records by column. It takes the records
+// from rec and, once no pair repeats, drops rec's references, so that is
+// (4 bytes a record) can be collected before the rows' codes are
+// allocated; if it reports false, rec holds the records unchanged.
 // See scatter for the sorts.
-func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matrix, bool) {
+func buildScatter(m, n int, rec *heldRecords, table []float64, workers int) (*Matrix, bool) {
 	if slices.ContainsFunc(table, func(v float64) bool { return !fits32(v) }) {
 		return nil, false // build gives the error
 	}
+	us, is := rec.us, rec.is
 	workers = max(workers, 1)
 	returnFreed(len(us))
 	recParts := partsOf(len(us), workers)
@@ -50,6 +54,9 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 	if sc.repeats() {
 		return nil, false
 	}
+	// is is done with: let it go before the rows' codes are allocated.
+	rec.us, rec.is, is = nil, nil, nil
+	returnFreed(len(us))
 	rowIdx, rowVal, colIdx, colVal := sc.views(us, make([]uint8, len(us)))
 	values := new([256]float64) // rounded to float32, as every value of a Matrix
 	for k, v := range table {
@@ -73,6 +80,11 @@ func buildScatter(m, n int, us, is []int32, table []float64, workers int) (*Matr
 // beyond float32's range, ±Inf in vs). From then on only the
 // records' memory is needed, not their contents: the values by column go
 // into the memory of us, and the row view into that of is and vs.
+//
+// Values among at most 65 536 distinct ones (grid16) are kept as two-byte
+// codes instead, 12 bytes per rating: with at most 65 536 items entirely
+// in the records' memory, 12 bytes at the peak too (inPlace16); with more,
+// 16 at the peak (views16).
 func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matrix, bool) {
 	workers = max(workers, 1)
 	returnFreed(len(us))
@@ -86,13 +98,6 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 		}
 	})
 	sc.rowPtr, sc.colPtr = sumCounts(sc.rowCnt), sumCounts(sc.colCnt)
-	cu := make([]int32, len(us))
-	startAt(sc.colPtr, sc.colCnt)
-	scatterByColumn(cu, us, is, recParts, sc.colCnt)
-	sc.byColUser = cu
-	if sc.repeats() {
-		return nil, false
-	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range vs {
 		lo, hi = math.Min(lo, float64(v)), math.Max(hi, float64(v))
@@ -102,6 +107,20 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 	}
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return nil, false // a value beyond float32's range: build gives the error
+	}
+	t16, coded := grid16(vs)
+	if coded && n <= 1<<16 {
+		return inPlace16(sc, us, is, vs, t16, recParts, lo, hi)
+	}
+	cu := make([]int32, len(us))
+	startAt(sc.colPtr, sc.colCnt)
+	scatterByColumn(cu, us, is, recParts, sc.colCnt)
+	sc.byColUser = cu
+	if sc.repeats() {
+		return nil, false
+	}
+	if coded {
+		return sc.views16(us, is, vs, t16, recParts, lo, hi), true
 	}
 	// The same scatter for the values, each part from where it started.
 	cv := float32sOf(us)
@@ -117,6 +136,187 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 	}, true
 }
 
+// heldRecords are a loader's records, handed to buildScatter, which may
+// take them over (and then sets both to nil, so that what it no longer
+// needs can be collected).
+type heldRecords struct {
+	us, is []int32
+}
+
+// views16 finishes buildScatter32 for values that are among the at most
+// 65 536 of t16 (grid16): 12 bytes per rating for both views (the indices'
+// 8 and two 2-byte codes) instead of 16, in the records' memory, and 16
+// at the peak as before. From the records by column's users (sc.byColUser,
+// made): each record's code goes into the memory of us (its first half),
+// the codes by column into the second half of that of vs, the row view
+// into is (items) and the first half of vs (codes), and the column view
+// back into sc.byColUser and the second half of vs. So the matrix holds
+// is, vs and sc.byColUser, and us is free when the loader returns.
+func (sc *scatter[V]) views16(us, is []int32, vs []float32, t16 []float32, recParts []int32, lo, hi float64) *Matrix {
+	nt := len(us)
+	codes := uint16sOf(us)[:nt]
+	codeValues(codes, vs, t16)
+	half := uint16sOf(float32sAsInt32(vs))
+	rowVal, colVal := half[:nt:nt], half[nt:2*nt:2*nt]
+	s16 := &scatter[uint16]{m: sc.m, n: sc.n, workers: sc.workers, rowCnt: sc.rowCnt, colCnt: sc.colCnt, rowPtr: sc.rowPtr, colPtr: sc.colPtr, byColUser: sc.byColUser}
+	rewind(s16.colPtr, s16.colCnt)
+	scatterByColumn(colVal, codes, is, recParts, s16.colCnt)
+	s16.byColVal = colVal
+	rowIdx, rowVal, colIdx, colVal := s16.views(is, rowVal)
+	return &Matrix{
+		rows: sc.m, cols: sc.n,
+		rowPtr: narrow(s16.rowPtr), rowIdx: rowIdx, rowVal: Values{c16: rowVal, t16: t16},
+		colPtr: narrow(s16.colPtr), colIdx: colIdx, colVal: Values{c16: colVal, t16: t16},
+		min: lo, max: hi,
+	}
+}
+
+// inPlace16 finishes buildScatter32 for at most 65 536 items and values
+// among the at most 65 536 of t16 (grid16), in the records' memory alone:
+// 12 bytes per rating at the peak and in the matrix. Each record's code
+// goes into the top half of its item (is[k] = item | code<<16), which
+// frees vs's memory for the users by column; if a pair repeats, the
+// records are put back as they were (the codes' values are vs's exactly)
+// and it reports false. Then the codes by column go into the first half
+// of us's memory, the row view into is (items) and the second half of us
+// (codes), and the column view back into vs's memory and the first half
+// of us. The matrix holds is, us and vs.
+func inPlace16(sc *scatter[float32], us, is []int32, vs []float32, t16 []float32, recParts []int32, lo, hi float64) (*Matrix, bool) {
+	nt := len(us)
+	var g valueGrid
+	g.init()
+	for _, v := range t16 {
+		g.code(v)
+	}
+	for k, v := range vs {
+		c, _ := g.code(v)
+		is[k] = int32(uint32(is[k]) | uint32(c)<<16)
+	}
+	s16 := &scatter[uint16]{m: sc.m, n: sc.n, workers: sc.workers, rowCnt: sc.rowCnt, colCnt: sc.colCnt, rowPtr: sc.rowPtr, colPtr: sc.colPtr}
+	cu := float32sAsInt32(vs)
+	startAt(s16.colPtr, s16.colCnt)
+	inParallel(recParts, func(p int, lo, hi int32) {
+		at := s16.colCnt[p]
+		for k := lo; k < hi; k++ {
+			j := uint32(is[k]) & 0xffff
+			cu[at[j]] = us[k]
+			at[j]++
+		}
+	})
+	s16.byColUser = cu
+	if s16.repeats() {
+		for k, x := range is {
+			vs[k], is[k] = t16[uint32(x)>>16], int32(uint32(x)&0xffff)
+		}
+		return nil, false
+	}
+	half := uint16sOf(us)
+	colVal, rowVal := half[:nt:nt], half[nt:2*nt:2*nt]
+	rewind(s16.colPtr, s16.colCnt)
+	inParallel(recParts, func(p int, lo, hi int32) {
+		at := s16.colCnt[p]
+		for k := lo; k < hi; k++ {
+			x := uint32(is[k])
+			j := x & 0xffff
+			colVal[at[j]] = uint16(x >> 16)
+			at[j]++
+		}
+	})
+	s16.byColVal = colVal
+	rowIdx, rowVal, colIdx, colVal := s16.views(is, rowVal)
+	return &Matrix{
+		rows: sc.m, cols: sc.n,
+		rowPtr: narrow(s16.rowPtr), rowIdx: rowIdx, rowVal: Values{c16: rowVal, t16: t16},
+		colPtr: narrow(s16.colPtr), colIdx: colIdx, colVal: Values{c16: colVal, t16: t16},
+		min: lo, max: hi,
+	}, true
+}
+
+// grid16 returns the distinct values of vs, at most 65 536 of them, in
+// order of first appearance, or false if there are more (or none). It
+// keeps them in an open-addressing table of 2¹⁷ float32 bit patterns
+// (768 KiB), which codeValues then reads.
+func grid16(vs []float32) ([]float32, bool) {
+	if len(vs) == 0 {
+		return nil, false
+	}
+	var g valueGrid
+	g.init()
+	for _, v := range vs {
+		if _, ok := g.code(v); !ok {
+			return nil, false
+		}
+	}
+	return g.values, true
+}
+
+// codeValues writes the code of each vs[k] in t16 (grid16's values, which
+// include every one of vs) to codes[k].
+func codeValues(codes []uint16, vs []float32, t16 []float32) {
+	var g valueGrid
+	g.init()
+	for _, v := range t16 {
+		g.code(v)
+	}
+	for k, v := range vs {
+		c, _ := g.code(v)
+		codes[k] = c
+	}
+}
+
+// valueGrid numbers distinct float32 values, up to 65 536 of them, in
+// order of first appearance, by their bits in an open-addressing table
+// with linear probing.
+type valueGrid struct {
+	keys   []uint32 // bits + 1 (0: empty); a value's bits are never 2³² − 1, a NaN
+	codes  []uint16
+	values []float32
+}
+
+const gridSlots = 1 << 17 // twice the most values, so probes stay short
+
+func (g *valueGrid) init() {
+	g.keys, g.codes = make([]uint32, gridSlots), make([]uint16, gridSlots)
+}
+
+// code returns v's code, numbering it if it is new, or false if it is new
+// and 65 536 values are numbered already.
+func (g *valueGrid) code(v float32) (uint16, bool) {
+	b := math.Float32bits(v)
+	h := (b * 0x9e3779b1) >> (32 - 17)
+	for {
+		switch g.keys[h] {
+		case b + 1:
+			return g.codes[h], true
+		case 0:
+			if len(g.values) == 1<<16 {
+				return 0, false
+			}
+			g.keys[h], g.codes[h] = b+1, uint16(len(g.values))
+			g.values = append(g.values, v)
+			return g.codes[h], true
+		}
+		h = (h + 1) & (gridSlots - 1)
+	}
+}
+
+// uint16sOf returns x's memory as twice as many uint16s, for x's owner to
+// reuse once it is done with x (see float32sOf).
+func uint16sOf(x []int32) []uint16 {
+	if len(x) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(x))), 2*len(x))
+}
+
+// float32sAsInt32 returns x's memory as int32s (see float32sOf).
+func float32sAsInt32(x []float32) []int32 {
+	if len(x) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(x))), len(x))
+}
+
 // scatter builds a matrix's two views from records with three stable
 // counting sorts: the records by item (byColumn, file order within an
 // item), the rows from those, visiting the columns in order so that each
@@ -125,7 +325,7 @@ func buildScatter32(m, n int, us, is []int32, vs []float32, workers int) (*Matri
 // goroutines, each taking one range of the input and writing its elements
 // after those of the ranges before it, so the result does not depend on
 // their number. V is how a value is stored: a code or a float32.
-type scatter[V uint8 | float32] struct {
+type scatter[V uint8 | uint16 | float32] struct {
 	m, n           int
 	workers        int
 	rowCnt, colCnt [][]int // per part: counts, then where the next goes
@@ -134,7 +334,7 @@ type scatter[V uint8 | float32] struct {
 	byColVal       []V     // and value
 }
 
-func newScatter[V uint8 | float32](m, n, workers int) *scatter[V] {
+func newScatter[V uint8 | uint16 | float32](m, n, workers int) *scatter[V] {
 	sc := &scatter[V]{m: m, n: n, workers: workers, rowCnt: make([][]int, workers), colCnt: make([][]int, workers)}
 	for p := range workers {
 		sc.rowCnt[p], sc.colCnt[p] = make([]int, m), make([]int, n)
@@ -198,7 +398,7 @@ func (sc *scatter[V]) views(rowIdx []int32, rowVal []V) ([]int32, []V, []int32, 
 // taking a range of source lines and counting its elements per
 // destination line in cnt[p] first, so the result does not depend on
 // their number. dst must not share memory with src.
-func transpose[V uint8 | float32](srcPtr []int, srcIdx []int32, srcVal []V, dstPtr []int, dstIdx []int32, dstVal []V, cnt [][]int, workers int) {
+func transpose[V uint8 | uint16 | float32](srcPtr []int, srcIdx []int32, srcVal []V, dstPtr []int, dstIdx []int32, dstVal []V, cnt [][]int, workers int) {
 	parts := ranges(srcPtr, workers)
 	countParts(parts, dstPtr, cnt, func(p int, lo, hi int32) {
 		c := cnt[p]
@@ -272,7 +472,7 @@ func startAt(ptr []int, counts [][]int) {
 // scatterByColumn writes src[k] to dst at the next place of column is[k],
 // for each part of the records (parts, as partsOf cuts them) on its own
 // goroutine, from where next[p] says part p's elements of each column go.
-func scatterByColumn[T int32 | float32](dst, src []T, is []int32, parts []int32, next [][]int) {
+func scatterByColumn[T int32 | uint16 | float32](dst, src []T, is []int32, parts []int32, next [][]int) {
 	inParallel(parts, func(p int, lo, hi int32) {
 		at := next[p]
 		for k := lo; k < hi; k++ {

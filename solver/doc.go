@@ -38,6 +38,18 @@
 // definite is an error naming the iteration and row, never NaNs in the
 // model.
 //
+// # Precision
+//
+// ALS runs by default in mixed precision (Options.Precision, Mixed): the
+// factors are float32 while it trains, each row's Gram matrix and
+// right-hand side are summed in float32 from gathered float32 rows
+// (package internal/asm/f32: half the memory traffic and twice the vector
+// lanes of float64), and the ridge, the noise and the Cholesky solve are
+// float64. Its test RMSE agrees with the float64 path (Double) to 1e-4
+// (about 1e-7 on the benchmark shape and MovieLens 100k), and a seeded run
+// is still identical whatever the number of workers. IRLS, and ALS with
+// λ = 0, run in float64.
+//
 // R-IRLS builds each item's unweighted Gram matrix G₀ once per sweep and,
 // since the Huber weight is 1 for every residual within the threshold,
 // solves each inner iteration from G₀ and corrections for the few ratings

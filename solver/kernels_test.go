@@ -127,7 +127,7 @@ func TestBlockedRowsMatch(t *testing.T) {
 	p := problem(t, 50, 40, 3, 0.3)
 	hub, _ := huber.New(1, 1)
 	for _, o := range []Options{
-		{Algorithm: ALS, Noise: hub},
+		{Algorithm: ALS, Noise: hub, Precision: Double},
 		{Algorithm: IRLS, Noise: hub, IRLSIters: 3, Threshold: 0.5},
 	} {
 		o.Rank, o.Lambda, o.Iters, o.Seeded, o.Seed, o.Workers = 3, 0.5, 3, true, 4, 2
@@ -160,6 +160,7 @@ func trainRows(t *testing.T, x *ratings.Matrix, o Options, rows int) *Model {
 			t.Fatal(err)
 		}
 	}
+	tr.finish()
 	return tr.model
 }
 
@@ -174,8 +175,8 @@ func TestGenericKernelsAgree(t *testing.T) {
 	p := problem(t, 70, 50, 4, 0.3)
 	hub, _ := huber.New(1, 1)
 	for _, o := range []Options{
-		{Algorithm: ALS, Noise: hub, Rank: 8},
-		{Algorithm: ALS, Rank: 33, LambdaScale: LambdaCount},
+		{Algorithm: ALS, Noise: hub, Rank: 8, Precision: Double},
+		{Algorithm: ALS, Rank: 33, LambdaScale: LambdaCount, Precision: Double},
 		{Algorithm: IRLS, Noise: hub, IRLSIters: 4, Threshold: 0.3, Init: InitPaper, Rank: 6},
 		{Algorithm: IRLS, Noise: hub, IRLSIters: 4, Threshold: 0.3, Init: InitWarm, Rank: 12},
 	} {
@@ -215,7 +216,7 @@ func TestParseLambdaScale(t *testing.T) {
 // the options are refused where they do not apply.
 func TestLambdaCount(t *testing.T) {
 	p := problem(t, 60, 40, 3, 0.3)
-	o := Options{Rank: 3, Lambda: 0.05, LambdaScale: LambdaCount, Iters: 3, Seeded: true, Seed: 6}
+	o := Options{Rank: 3, Lambda: 0.05, LambdaScale: LambdaCount, Iters: 3, Seeded: true, Seed: 6, Precision: Double}
 	m := train(t, p.Observed, o)
 	r := m.Rank
 	worst := 0.0

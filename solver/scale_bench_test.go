@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -119,7 +120,7 @@ func scaleRun(b *testing.B, x, test *ratings.Matrix, o Options, clip Clip, targe
 		res.wall += time.Since(start)
 		res.cpu += cpu1 - cpu0
 		res.sweeps = s
-		rmse, _ := t.model.Errors(test, clip)
+		rmse := t.testRMSE(test, clip)
 		res.rmse = append(res.rmse, rmse)
 		if res.reached == 0 && rmse <= target {
 			res.reached, res.wallTarget, res.cpuTarget = s, res.wall, res.cpu
@@ -180,4 +181,31 @@ func BenchmarkTimeToRMSE(b *testing.B) {
 			b.ReportMetric(res.cpu.Seconds()/float64(res.sweeps), "cpu-s/sweep")
 		})
 	}
+}
+
+// testRMSE returns the RMSE of the trainer's model as it stands between
+// sweeps on test (predictions clipped by clip): Model.Errors, or for a
+// Mixed run the same from the float32 factors (the model's own memory
+// holds them as float32s until the run ends), without a float64 copy.
+func (t *trainer) testRMSE(test *ratings.Matrix, clip Clip) float64 {
+	if !t.mixed() {
+		rmse, _ := t.model.Errors(test, clip)
+		return rmse
+	}
+	r := t.opts.Rank
+	var se float64
+	for i := range test.Rows() {
+		items, vals := test.Row(i)
+		u := t.u32[i*r : i*r+r]
+		for k, j := range items {
+			v := t.v32[int(j)*r : int(j)*r+r]
+			var p float64
+			for q, x := range u {
+				p += float64(x) * float64(v[q])
+			}
+			d := clip.Apply(p+t.model.Offset) - vals.At(k)
+			se += d * d
+		}
+	}
+	return math.Sqrt(se / float64(test.Len()))
 }

@@ -82,7 +82,7 @@ func normalResidual(x *ratings.Matrix, m *Model, lambda float64, byUser bool) fl
 
 func TestRowSolvesSatisfyNormalEquations(t *testing.T) {
 	p := problem(t, 50, 40, 4, 0.3)
-	o := Options{Rank: 4, Lambda: 0.5, Iters: 3, Seeded: true, Seed: 2}
+	o := Options{Rank: 4, Lambda: 0.5, Iters: 3, Seeded: true, Seed: 2, Precision: Double}
 	m := train(t, p.Observed, o)
 	// The items were solved last, from the final U.
 	if res := normalResidual(p.Observed, m, o.Lambda, false); res > 1e-8 {
@@ -108,7 +108,7 @@ func maxDiff(a, b []float64) float64 {
 
 func TestIRLSWithHugeThresholdIsALS(t *testing.T) {
 	p := problem(t, 60, 50, 3, 0.3)
-	base := Options{Rank: 3, Lambda: 0.5, Iters: 5, Seeded: true, Seed: 3}
+	base := Options{Rank: 3, Lambda: 0.5, Iters: 5, Seeded: true, Seed: 3, Precision: Double}
 	als := train(t, p.Observed, base)
 	irls := base
 	irls.Algorithm, irls.IRLSIters, irls.Threshold = IRLS, 3, 1e12
@@ -153,6 +153,7 @@ func TestReproducibleAcrossWorkers(t *testing.T) {
 	hub, _ := huber.New(1, 1)
 	for _, o := range []Options{
 		{Algorithm: ALS, Noise: lap},
+		{Algorithm: ALS, Noise: lap, Precision: Double},
 		{Algorithm: IRLS, Noise: hub, IRLSIters: 3, Threshold: 1, Init: InitPaper},
 		{Algorithm: IRLS, Noise: hub, IRLSIters: 2, Threshold: 1, Init: InitWarm},
 	} {

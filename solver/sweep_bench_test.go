@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dpmc/dpmc/internal/asm/f32"
+	"github.com/dpmc/dpmc/internal/asm/f64"
 	"github.com/dpmc/dpmc/internal/procstat"
 	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/noise/discrete"
@@ -298,5 +300,44 @@ func BenchmarkPaperNoiseDraws(b *testing.B) {
 			}
 			reportCPU(b, cpu0, ok)
 		})
+	}
+}
+
+// BenchmarkSweepPaths is one ALS sweep at rank 32 on one worker on the
+// 1 M benchmark set (with -large also the 10 M set) by each way of
+// building the normal equations: Double (float64 factors and sums), Mixed
+// as a CPU with AVX2 but not AVX-512 runs it (float32 factors gathered
+// widened to float64 and summed by the float64 kernels; only where the
+// float64 kernels are assembly), and Mixed with the float32 kernels this
+// machine has (the default).
+//
+//	go test ./solver -run '^$' -bench SweepPaths -benchtime 3x -count 6
+func BenchmarkSweepPaths(b *testing.B) {
+	scales := []int{10}
+	if *benchLarge {
+		scales = append(scales, 1)
+	}
+	for _, scale := range scales {
+		d, err := synthetic.DefaultBenchmark(scale, 1).Generate()
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := d.Ratings
+		paths := []struct {
+			name      string
+			precision Precision
+			generic32 bool // no float32 sums in assembly (f32.AVX2 at most)
+		}{{"double", Double, false}, {"mixed-wide", Mixed, true}, {"mixed", Mixed, false}}
+		for _, p := range paths {
+			if p.generic32 && f64.Active() == f64.Generic {
+				continue
+			}
+			b.Run(fmt.Sprintf("ratings=%dM/path=%s", x.Len()/1_000_000, p.name), func(b *testing.B) {
+				if p.generic32 {
+					defer f32.Use(f32.Use(min(f32.AVX2, f32.Active())))
+				}
+				benchSweeps(b, x, Options{Rank: 32, Lambda: 0.005, LambdaScale: LambdaCount, Iters: 1, Seeded: true, Seed: 1, Precision: p.precision}, 1)
+			})
+		}
 	}
 }

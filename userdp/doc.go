@@ -45,9 +45,12 @@
 //     n̂_j^(−β) with adaptive weights — the allocation that minimizes the
 //     popularity-weighted noise variance Σ_j n_j·σ²/W_j² subject to
 //     Σ_users ‖w‖² ≤ users is w_j ∝ n_j^(−½)); user factors are clipped to
-//     ‖ũ‖ ≤ C and residuals to ±B_r. The start releases
-//     M = Σ_u z zᵀ over the most popular items, z_j = w_j·r̃_j, with
-//     Δ₂ ≤ ‖z‖² ≤ B_r². Each ALS step releases every head item's Gram
+//     ‖ũ‖ ≤ C and residuals to ±B_r. The head (Plan.Head) is the
+//     released items whose count reaches HeadNoiseRatio·σ_G, at most
+//     HeadItems. The start releases M = Σ_u z zᵀ over the StartItems
+//     most popular head items (Plan.StartHead), z_j = w_j·r̃_j with the
+//     weights renormalized over those items, so Δ₂ ≤ ‖z‖² ≤ B_r². Each
+//     ALS step releases every head item's Gram
 //     matrix Σ w ũũᵀ (lower triangle; Δ₂ ≤ C²·‖w‖₂ = C²) and right-hand
 //     side Σ w r̃ ũ (Δ₂ ≤ B_r·C). Items are solved by ridge regression with
 //     λ_j = λ·Ŵ_j + σ_G√r + κ·σ_h², the shift raised until the noisy matrix

@@ -285,15 +285,24 @@ type Options struct {
 //     item counts (18 % with a catalogue: WithCatalogue), 28 % item-bias
 //     sums (40 % with a catalogue), 40 % factors; contribution cap
 //     1000 ratings per user; bias clip ±(max−min)/2 around each user's own
-//     offset, residual clip ±(max−min)/8, factor clip C = 1; item-bias
+//     offset, residual clip ±(max−min)/8, factor clip C = ½; item-bias
 //     prior standard deviation (max−min)/8. The residual clip bounds the
 //     start's and the right-hand sides' Δ₂ (B_r² and B_r·C): halving it
 //     from (max−min)/4 divides their noise by 4 and 2 and clips little of
 //     what rank-4 factors explain (test RMSE −0.001 to −0.002 with
 //     factors on the generator at 3 500 and 6 040 users, ε = 10 and 20,
-//     median of 3 seeds; dpmc utility --ablation);
+//     median of 3 seeds; dpmc utility --ablation). The factor clip sets
+//     the Gram matrices' Δ₂ (C²) and the right-hand sides' (B_r·C), while
+//     the users' factors are only as long as the release's conventions
+//     make them (V's rows of root mean square 1, the user ridge 5): with
+//     C = 1 their median norm was 0.43 (0.69 at the 90th percentile; the
+//     generator, ε = 20), so most of C² was noise without signal. C = ½
+//     gave 0.9551 → 0.9532, 0.9370 → 0.9334 and 0.9227 → 0.9190 at ε = 5,
+//     10 and 20 on the generator, and 0.9814 → 0.9779, 0.9762 → 0.9735,
+//     0.9712 → 0.9669 on MovieLens 100k u1 with factors at ε = 20, 30, 50
+//     (C = 0.35 within 0.0005 of ½);
 //   - factors (AutoFactors): rank 4, a PCA start and one ALS step, if
-//     the released number of users times ε is at least 25 000; otherwise
+//     the released number of users times ε is at least 20 000; otherwise
 //     no factors, and their 40 % goes to the item biases (with a
 //     catalogue) or half to the item counts and half to the biases
 //     (private selection: with few users the number of items that clear
@@ -302,8 +311,9 @@ type Options struct {
 //     1.0146 at ε = 5, 0.9871 → 0.9848 at ε = 20, mean of 3 seeds;
 //     0.9576 → 0.9557 on the generator at 6 040 users, ε = 1);
 //   - the head (the items that get factors): every released item whose
-//     count reaches 15 σ_G (HeadNoiseRatio; σ_G the noise of one Gram
-//     entry of an ALS step), at most 4 000; the PCA start covers only the
+//     count reaches 15 σ_G/C² (HeadNoiseRatio; σ_G/C² the noise of one
+//     Gram entry of an ALS step per unit of its largest term), at most
+//     4 000; the PCA start covers only the
 //     300 most popular of them (StartItems), and the ALS step gives the
 //     rest their factors. Two mechanisms set these. The start's noise
 //     is a Wigner matrix whose spectrum reaches 2σ_PCA√H over H items,
@@ -321,7 +331,7 @@ type Options struct {
 //     over 300 / 400 / 600 items 0.9232 / 0.9245 / 0.9273 at ε = 20
 //     (head count ≥ 20 σ_G). Against the old rule (400 head items, the start over all
 //     of them): 0.9412 → 0.9370 at ε = 10, 0.9317 → 0.9227 at ε = 20,
-//     0.9259 → 0.9109 at ε = 50;
+//     0.9259 → 0.9109 at ε = 50 (these with C = 1);
 //   - non-private (+Inf): rank 32, 15 ALS steps, ALS-WR on both sides
 //     with per-rating ridges 1/√(mean ratings per item) for items and
 //     1/√(mean ratings per user) for users (RidgeScale 1: 0.144 and 0.109
@@ -331,12 +341,14 @@ type Options struct {
 //
 // Where the numbers come from: test RMSE on MovieLens 100k (943 users)
 // and on synthetic.DefaultRealistic (refitted to MovieLens 100k, as hard
-// as real data) at 2 000 and 6 040 users, median of 3 seeds, with the
-// head rule above: factors minus no factors was +0.0008 at users × ε =
-// 21 140 (factors lose), −0.0004 at 24 160, and −0.0026, −0.0044,
-// −0.0047 and −0.006 at 30 200, 30 000 (2 000 users), 28 290 (MovieLens
-// 100k u1, ε = 30) and 42 280 (they win), so the threshold sits at
-// 25 000. (With the old head rule factors paid only from about 50 000.)
+// as real data) at 6 040 users, median of 3 seeds, with the head rule
+// and C above: factors minus no factors was +0.0053 and +0.0024 at
+// users × ε = 15 100 and 18 120 (factors lose), −0.0004 at 21 140, and
+// −0.0017, −0.0070 and −0.0071 on MovieLens 100k at 14 145, 18 860 and
+// 23 575 (they win), so the threshold sits at 20 000 — a compromise
+// between two data sets whose break-even differs (users × ε is not the
+// whole story). With the head rule and C before (400 items, the start
+// over all of them, C = 1) factors paid only from about 50 000.
 // Rank 6 and 8, 2 and 3 ALS steps, factor shares 0.3–0.55, PCA shares
 // 0.35–0.65 and count shares 0.15–0.2 were all within 0.003 of the rule
 // or worse where factors are on (ε = 5, 10, 20); at ε = 1 000 the rule
@@ -348,7 +360,7 @@ func Defaults(epsilon, delta, min, max float64) Options {
 		Epsilon: epsilon, Delta: delta, Min: min, Max: max,
 		Center:              math.NaN(),
 		MaxItemsPerUser:     1000,
-		ClipNorm:            1,
+		ClipNorm:            0.5,
 		BiasBound:           span / 2,
 		ResidualBound:       span / 8,
 		BiasPrior:           span / 8,
@@ -368,7 +380,7 @@ func Defaults(epsilon, delta, min, max float64) Options {
 		StartItems:          300,
 		TailCount:           5,
 		AutoFactors:         true,
-		AutoFactorThreshold: 25000,
+		AutoFactorThreshold: 20000,
 		Positive:            DefaultPositive(min, max),
 		Ranking:             defaultRanking(),
 	}

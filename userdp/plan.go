@@ -350,7 +350,7 @@ func CompareIDs(a, b string) int {
 // others once the factor decision is made.
 func (p *Plan) plan() error {
 	o := &p.opts
-	r := &Report{Unit: "user", Mode: "user", NoNoise: o.NoNoise, Epsilon: o.Epsilon, Delta: o.Delta, Sampler: o.Sampler.String()}
+	r := &Report{Unit: "user", Mode: "user", NoNoise: o.NoNoise, Seeded: o.Seeded && !o.NoNoise, Epsilon: o.Epsilon, Delta: o.Delta, Sampler: o.Sampler.String()}
 	p.report = r
 	switch {
 	case o.Items != nil && o.NoNoise:

@@ -175,6 +175,7 @@ func releaseConfigs() []releaseConfig {
 	clips := func(o Options) Options {
 		o.BiasBound, o.ResidualBound, o.ClipNorm = 0.5, 0.05, 0.01
 		o.MaxItemsPerUser, o.HeadItems, o.TailCount = 6, 6, 0
+		o.HeadNoiseRatio = 0 // every item in the head: these check the bounds, not the head rule
 		return o
 	}
 	catalogue := []string{"i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7", "x1", "x2", "x3", "x4", "solo", "only1", "only2", "unrated"}
@@ -322,5 +323,44 @@ func TestEveryReleaseSensitivity(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// The head is every released item whose count reaches HeadNoiseRatio·σ_G/C²
+// (at most HeadItems, the most popular), and the start covers the
+// StartItems most popular of the head, ties in canonical order.
+func TestHeadRule(t *testing.T) {
+	o := Defaults(10, 1e-6, 1, 5).WithFactors(4, 1, 0.4)
+	o.HeadItems, o.StartItems = 4, 2
+	p, err := NewPlan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Decide(5000); err != nil {
+		t.Fatal(err)
+	}
+	floor := o.HeadNoiseRatio * p.noise.gram.sigma / (o.ClipNorm * o.ClipNorm)
+	if !(floor > o.TailCount) {
+		t.Fatalf("floor %g: want it above TailCount %g for this test", floor, o.TailCount)
+	}
+	counts := []float64{floor * 3, floor * 0.99, floor, floor * 2, floor * 5, floor * 2, floor * 4, -1}
+	// Above the floor: 0 (3), 2 (1), 3 (2), 4 (5), 5 (2), 6 (4); the 4 most
+	// popular are 4, 6, 0 and the first of the tied 3 and 5.
+	wantHead := []bool{true, false, false, true, true, false, true, false}
+	head := p.Head(counts)
+	if !slices.Equal(head, wantHead) {
+		t.Errorf("head %v, want %v (floor %g)", head, wantHead, floor)
+	}
+	wantStart := []bool{false, false, false, false, true, false, true, false}
+	if start := p.StartHead(counts, head); !slices.Equal(start, wantStart) {
+		t.Errorf("start head %v, want %v", start, wantStart)
+	}
+	o.StartItems = 0 // the whole head
+	p2, _ := NewPlan(o)
+	if err := p2.Decide(5000); err != nil {
+		t.Fatal(err)
+	}
+	if start := p2.StartHead(counts, head); !slices.Equal(start, head) {
+		t.Errorf("StartItems 0: start head %v, want the head %v", start, head)
 	}
 }

@@ -24,6 +24,11 @@ type Report struct {
 	Guarantee string `json:"guarantee"`
 	// NoNoise is set for the non-private baseline.
 	NoNoise bool `json:"no_noise"`
+	// Seeded is set when the run's noise came from a seed: it then
+	// guarantees nothing, and the JSON holds the accountant's total only
+	// under "not_a_guarantee" (what an unseeded run of the same options
+	// would guarantee), with "total_epsilon" and "total_delta" null.
+	Seeded bool `json:"seeded"`
 	// Epsilon and Delta are the target total (+Inf and 0 without noise).
 	Epsilon float64 `json:"-"`
 	Delta   float64 `json:"target_delta"`
@@ -62,22 +67,62 @@ type Report struct {
 	Accountant string `json:"accountant"`
 }
 
+// notAGuarantee is the JSON of a seeded run's accountant total: what an
+// unseeded run of the same options would guarantee, not this run.
+type notAGuarantee struct {
+	Why          string  `json:"why"`
+	TotalEpsilon float64 `json:"total_epsilon_if_unseeded"`
+	TotalDelta   float64 `json:"total_delta_if_unseeded"`
+}
+
+// seededWhy says why a seeded run's total is not a guarantee.
+const seededWhy = "this run's noise is seeded (reproducible), so it guarantees nothing; an unseeded run of the same options guarantees this total"
+
+// reportJSON is Report's JSON form (see MarshalJSON).
+type reportJSON struct {
+	plainReport
+	TotalEpsilon  *float64       `json:"total_epsilon"`
+	TotalDelta    *float64       `json:"total_delta"`
+	NotAGuarantee *notAGuarantee `json:"not_a_guarantee,omitempty"`
+}
+
+type plainReport Report
+
 // MarshalJSON encodes r with "total_epsilon" and "total_delta" null when
-// nothing is proved — the non-private baseline (NoNoise), or a total that
-// is not finite — so that no reader takes a 0 for a guarantee.
+// nothing is proved — the non-private baseline (NoNoise), a seeded run
+// (Seeded: the total then sits under "not_a_guarantee", as what an
+// unseeded run would guarantee), or a total that is not finite — so that
+// no reader takes a number for a guarantee that this run does not give.
 func (r Report) MarshalJSON() ([]byte, error) {
-	type plain Report
 	proved := func(x float64) *float64 {
-		if r.NoNoise || math.IsNaN(x) || math.IsInf(x, 0) {
+		if r.NoNoise || r.Seeded || math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
 		}
 		return &x
 	}
-	return json.Marshal(struct {
-		plain
-		TotalEpsilon *float64 `json:"total_epsilon"`
-		TotalDelta   *float64 `json:"total_delta"`
-	}{plain(r), proved(r.TotalEpsilon), proved(r.TotalDelta)})
+	out := reportJSON{plainReport: plainReport(r), TotalEpsilon: proved(r.TotalEpsilon), TotalDelta: proved(r.TotalDelta)}
+	if r.Seeded && !r.NoNoise {
+		out.NotAGuarantee = &notAGuarantee{Why: seededWhy, TotalEpsilon: r.TotalEpsilon, TotalDelta: r.TotalDelta}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: a seeded run's total comes
+// back from "not_a_guarantee" into TotalEpsilon and TotalDelta (with
+// Seeded set, which says they are not this run's guarantee).
+func (r *Report) UnmarshalJSON(b []byte) error {
+	var in reportJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*r = Report(in.plainReport)
+	switch {
+	case in.TotalEpsilon != nil && in.TotalDelta != nil:
+		r.TotalEpsilon, r.TotalDelta = *in.TotalEpsilon, *in.TotalDelta
+	case in.NotAGuarantee != nil:
+		r.TotalEpsilon, r.TotalDelta = in.NotAGuarantee.TotalEpsilon, in.NotAGuarantee.TotalDelta
+	}
+	return nil
 }
 
 // Evaluation holds exact, non-private figures about a run, for the
@@ -133,7 +178,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		return err
 	}
 	p("privacy:    %s", r.Guarantee)
-	p("            total: ε = %.4g, δ = %.3g (target ε = %g, δ = %g; %s)", r.TotalEpsilon, r.TotalDelta, r.Epsilon, r.Delta, r.Accountant)
+	if r.Seeded {
+		p("            total if unseeded (NOT this run's: its noise is seeded): ε = %.4g, δ = %.3g (target ε = %g, δ = %g; %s)", r.TotalEpsilon, r.TotalDelta, r.Epsilon, r.Delta, r.Accountant)
+	} else {
+		p("            total: ε = %.4g, δ = %.3g (target ε = %g, δ = %g; %s)", r.TotalEpsilon, r.TotalDelta, r.Epsilon, r.Delta, r.Accountant)
+	}
 	p("            items: %s", r.Items)
 	if r.SelectionDelta > 0 {
 		p("            selection: threshold %.4g on the noisy weighted count, δ_sel = %.3g", r.Threshold, r.SelectionDelta)

@@ -353,7 +353,7 @@ func (p *Plan) Head(counts []float64) []bool {
 		}
 		return head
 	}
-	floor := math.Max(o.TailCount, o.HeadNoiseRatio*p.noise.gram.sigma)
+	floor := math.Max(o.TailCount, o.HeadNoiseRatio*p.noise.gram.sigma/(o.ClipNorm*o.ClipNorm))
 	order := make([]int, 0, len(counts))
 	for j, c := range counts {
 		if c >= floor && c > 0 {

@@ -260,6 +260,7 @@ func TestFactorStepSensitivityAttained(t *testing.T) {
 		o := Defaults(5, 1e-6, 1, 5).WithFactors(tc.rank, 2, 0.4)
 		o.Weights = tc.weights
 		o.ClipNorm, o.ResidualBound = 1e-3, 1e-3
+		o.HeadNoiseRatio = 0 // every item in the head: this checks the bounds, not the head rule
 		o.Workers = 1
 		gram := map[[2]int]float64{} // (step, user) → squared ℓ2 norm
 		rhs := map[[2]int]float64{}
@@ -479,12 +480,23 @@ func TestNoNoiseReportClaimsNothingPrivate(t *testing.T) {
 		{"none+catalogue", Defaults(math.Inf(1), 1e-6, 1, 5).WithCatalogue(cat),
 			[]string{"model:      NON-PRIVATE baseline", "public catalogue of 7 items", "nothing released is private"},
 			[]string{"private selection", "noisy"}},
-		{"private", Defaults(2, 1e-6, 1, 5),
-			[]string{"model:      user-level private", "private selection"},
-			[]string{"the item list is NOT private", "NON-PRIVATE"}},
+		{"private, seeded", Defaults(2, 1e-6, 1, 5),
+			[]string{"model:      user-level private", "private selection", "NONE in this run", "total if unseeded (NOT this run's"},
+			[]string{"the item list is NOT private", "NON-PRIVATE", "total: ε"}},
+		{"private, unseeded", Defaults(2, 1e-6, 1, 5),
+			[]string{"model:      user-level private", "private selection", "total: ε = 2"},
+			[]string{"the item list is NOT private", "NON-PRIVATE", "NONE", "if unseeded"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			res := train(t, d, c.o)
+			var res *Result
+			if strings.HasSuffix(c.name, "unseeded") {
+				var err error
+				if res, err = Train(context.Background(), d, c.o); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				res = train(t, d, c.o)
+			}
 			var text strings.Builder
 			if err := Summarize(res, c.o, d, nil, "small", 0.1).WriteText(&text); err != nil {
 				t.Fatal(err)
@@ -497,8 +509,22 @@ func TestNoNoiseReportClaimsNothingPrivate(t *testing.T) {
 			if err := json.Unmarshal(js, &m); err != nil {
 				t.Fatal(err)
 			}
-			if nothing := c.o.NoNoise; (m["total_epsilon"] == nil) != nothing || (m["total_delta"] == nil) != nothing {
+			// A total is a guarantee only for an unseeded run with noise;
+			// a seeded run's sits under not_a_guarantee, and reads back.
+			seeded := res.Report.Seeded
+			if nothing := c.o.NoNoise || seeded; (m["total_epsilon"] == nil) != nothing || (m["total_delta"] == nil) != nothing {
 				t.Errorf("JSON total ε %v, δ %v: want null exactly when nothing is private", m["total_epsilon"], m["total_delta"])
+			}
+			nag, _ := m["not_a_guarantee"].(map[string]any)
+			if (nag != nil) != (seeded && !c.o.NoNoise) {
+				t.Errorf("not_a_guarantee %v with seeded %v, no noise %v", nag, seeded, c.o.NoNoise)
+			}
+			if nag != nil && nag["total_epsilon_if_unseeded"] != res.Report.TotalEpsilon {
+				t.Errorf("not_a_guarantee total ε %v, want %v", nag["total_epsilon_if_unseeded"], res.Report.TotalEpsilon)
+			}
+			var back Report
+			if err := json.Unmarshal(js, &back); err != nil || back.TotalEpsilon != res.Report.TotalEpsilon || back.TotalDelta != res.Report.TotalDelta || back.Seeded != seeded {
+				t.Errorf("JSON round trip: %v, total (%v, %v) seeded %v, want (%v, %v) %v", err, back.TotalEpsilon, back.TotalDelta, back.Seeded, res.Report.TotalEpsilon, res.Report.TotalDelta, seeded)
 			}
 			// Only the release part: the evaluation section says "NOT private" by design.
 			rel, _, _ := strings.Cut(text.String(), "evaluation (")

@@ -48,7 +48,8 @@ func DefaultVariants() []Variant {
 		{"PCA share 0.7", func(o userdp.Options) userdp.Options { o.Shares.PCA = 0.7; return o }},
 		{"Gram share 0.3", func(o userdp.Options) userdp.Options { o.Shares.Gram = 0.3; return o }},
 		{"Gram share 0.7", func(o userdp.Options) userdp.Options { o.Shares.Gram = 0.7; return o }},
-		{"factor threshold 50 000 (users × ε)", func(o userdp.Options) userdp.Options { o.AutoFactorThreshold = 50000; return o }},
+		{"factor threshold 30 000 (users × ε)", func(o userdp.Options) userdp.Options { o.AutoFactorThreshold = 30000; return o }},
+		{"factor clip C = 1 (the old clip)", func(o userdp.Options) userdp.Options { o.ClipNorm = 1; return o }},
 		{"2 ALS steps", func(o userdp.Options) userdp.Options { o.Iters = 2; return o }},
 		{"residual clip (max − min)/4", func(o userdp.Options) userdp.Options { o.ResidualBound = (o.Max - o.Min) / 4; return o }},
 	}, ShareVariants()...)

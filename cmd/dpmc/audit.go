@@ -218,7 +218,7 @@ bound stays exact.
 	f.Float64Var(&t.threshold, "irls-threshold", 0, "--train paper: Huber threshold c of the IRLS weights, in rating units (default: the Huber noise's α, else 3)")
 	f.Float64Var(&t.lambda, "lambda", 0.5, "--train paper: ridge penalty λ > 0 of every row solve")
 	f.IntVar(&t.maxUserRatings, "max-user-ratings", 1000, "--train user: ratings k a user contributes to any release, ≥ 1")
-	f.Float64Var(&t.clipNorm, "clip-norm", 1, "--train user: ℓ2 norm C user factors are clipped to in item steps, > 0")
+	f.Float64Var(&t.clipNorm, "clip-norm", userdp.Defaults(1, 1e-6, 1, 5).ClipNorm, "--train user: ℓ2 norm C user factors are clipped to in item steps, > 0")
 	f.Float64Var(&t.epsilon, "epsilon", 1, "--train user: total ε the pipeline's noise is calibrated to (default: 1)")
 	f.StringVar(&t.objective, "objective", "rating", "--train user: the objective audited: rating (the rating model) or ranking (the ranking model of dpmc train --objective ranking: noisy positive counts and the noisy Gram's eigenvectors; each item's row is [noisy count, row of V·diag(w)·Vᵀ])")
 	f.Float64Var(&t.delta, "delta", 1e-6, "--train: total δ of the calibration and the accountant (paper: of the paper's figures), in (0, 1)")

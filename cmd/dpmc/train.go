@@ -19,6 +19,7 @@ import (
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/solver"
 	"github.com/dpmc/dpmc/synthetic"
+	"github.com/dpmc/dpmc/userdp"
 )
 
 // trainFlags are the flags of dpmc train.
@@ -179,7 +180,7 @@ ranking model: dpmc recommend --history ranks with it, predict refuses it.
 	f.Float64Var(&fl.epsilon, "epsilon", 0, "--privacy user: total user-level ε of everything released (required unless --mechanism none)")
 	f.Float64Var(&fl.delta, "delta", 1e-6, "total δ of the privacy report, and of the --epsilon target; a probability in (0, 1)")
 	f.IntVar(&fl.maxUserRatings, "max-user-ratings", 1000, "--privacy user: most ratings one user contributes to the releases (a uniform random subset beyond)")
-	f.Float64Var(&fl.clipNorm, "clip-norm", 1, "--privacy user: ℓ2 norm C every user factor is clipped to before it enters an item release")
+	f.Float64Var(&fl.clipNorm, "clip-norm", userdp.Defaults(1, 1e-6, 1, 5).ClipNorm, "--privacy user: ℓ2 norm C every user factor is clipped to before it enters an item release")
 	f.Float64Var(&fl.center, "center", 0, "--privacy user: a public global mean rating, in the rating range (default: a noisy mean is released)")
 	fl.user.register(cmd)
 	// The defaults of --rank, --iters and other flags depend on --privacy:

@@ -39,7 +39,7 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 	f.StringVar(&u.saveUsers, "save-users", "", "--privacy user: also write each user's own bias and factor (JSON lines; NOT private, each line is that user's data) to this file")
 	f.StringVar(&u.synthetic, "synthetic", "", `built-in data: "" (the paper's uniform low-rank problem) or "realistic" (MovieLens-1M-shaped: power-law popularity, biases, decaying spectrum; --users sets its size)`)
 	f.IntVar(&u.users, "users", 6040, "--synthetic realistic: number of users (items scale as users^0.6)")
-	f.IntVar(&u.headItems, "head-items", 0, "--privacy user: items that get factors, the most popular by noisy count (default 400)")
+	f.IntVar(&u.headItems, "head-items", 0, fmt.Sprintf("--privacy user: most items that get factors, the most popular by noisy count among those whose count reaches %g σ_G/C² (default %d)", userdp.Defaults(1, 1e-6, 1, 5).HeadNoiseRatio, userdp.Defaults(1, 1e-6, 1, 5).HeadItems))
 	f.StringVar(&u.weights, "weights", "adaptive", "--privacy user: factor-step weights within each user: adaptive (∝ n̂^(−½)) or uniform")
 	f.StringVar(&u.sampler, "sampler", "", "noise sampler: discrete (exact discrete noise on a grid; the only safe choice) or float (math/rand/v2 floating-point noise, whose values lie on lattices: NOT private; --privacy user allows it only with --seed). Default: discrete, except float for a seeded --privacy paper run (reproducing the paper's experiments)")
 	f.Float64Var(&u.share, "factor-share", 0, "--privacy user with an explicit --rank: share of the budget (of μ²) for the factors (default 0.4)")

@@ -10,11 +10,14 @@ import (
 	"github.com/dpmc/dpmc/rng"
 )
 
-// TestDrawFromMatchesDraw holds the vector path's draw to draw's, bit for
+// TestDrawFromMatchesDraw holds the vector paths' draws to draw's, bit for
 // bit and word for word, on every table of the ziggurat tests, with the
 // float64 and with the math/big edge tests: after each draw both streams
-// must also be at the same word (the next words agree).
+// must also be at the same word (the next words agree). The paths:
+// drawFrom and addNoiseFrom on a seeded ChaCha8, addNoiseWords on a keyed
+// stream's buffered words.
 func TestDrawFromMatchesDraw(t *testing.T) {
+	keyed := rng.NewKeyed()
 	for ci, c := range zigCases() {
 		for _, exact := range []bool{false, true} {
 			z, err := c.build()
@@ -58,6 +61,30 @@ func TestDrawFromMatchesDraw(t *testing.T) {
 				}
 				if x, y := a.Uint64(), b.Uint64(); x != y {
 					t.Fatalf("%s exact=%v: after addNoiseFrom the streams are at different words", c.name, exact)
+				}
+			}
+			// addNoiseWords, the same way, from a keyed stream (runs of
+			// buffered words, the rest through draw), in vectors of 1000
+			// and 7 values.
+			ka, kb := keyed.Stream(uint64(ci), seed), keyed.Stream(uint64(ci), seed)
+			buf, ok := rng.SourceOf(kb).(rng.Buffered)
+			if !ok {
+				t.Fatalf("rng.SourceOf of a keyed stream is %T, not an rng.Buffered", rng.SourceOf(kb))
+			}
+			for v := range n / len(x) {
+				x := x
+				if v%2 == 1 {
+					x = x[:7]
+				}
+				clear(x)
+				z.addNoiseWords(buf, kb, 1, x)
+				for i := range x {
+					if want := z.draw(ka); want > -(1<<53) && want < 1<<53 && x[i] != float64(want) {
+						t.Fatalf("%s exact=%v: addNoiseWords drew %v, draw %d", c.name, exact, x[i], want)
+					}
+				}
+				if x, y := ka.Uint64(), kb.Uint64(); x != y {
+					t.Fatalf("%s exact=%v: after addNoiseWords the streams are at different words", c.name, exact)
 				}
 			}
 		}

@@ -41,8 +41,9 @@
 //
 // The keyed generators are math/rand/v2's ChaCha8, word for word, computed
 // by this package: on a CPU with AVX-512 all 16 blocks of a key at once
-// (3 times math/rand/v2's speed per word), and from math/rand/v2's own
-// ChaCha8 elsewhere.
+// (BenchmarkChaCha8: 1.8 ns a word read in runs, against 5.6 from
+// math/rand/v2's ChaCha8 through the Source interface), and from
+// math/rand/v2's own ChaCha8 elsewhere.
 package rng
 
 import (

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"testing/cryptotest"
 
 	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/rng"
@@ -187,5 +188,46 @@ func TestRoundAway(t *testing.T) {
 	for range 1_000_000 {
 		check(math.Float64frombits(r.Uint64()))
 		check(r.NormFloat64() * math.Ldexp(1, r.IntN(120)-60))
+	}
+}
+
+// TestAddNoiseMatchesAddToCrypto is TestAddNoiseMatchesAddTo on
+// rng.Crypto's buffered words (crypto/rand made reproducible by
+// cryptotest.SetGlobalRandom): AddNoise on every vector first, then the
+// AddTo loop from the same crypto/rand output, so that the two generators
+// do not share it; across the buffer's refills at 64 and 64 + 512·k words.
+func TestAddNoiseMatchesAddToCrypto(t *testing.T) {
+	hub, _ := NewHuber(3, 1)
+	small := newHuberGrid(1, 1, 1)
+	for _, m := range []Mechanism{hub, small} {
+		v := m.(noise.VectorNoiser)
+		lengths := []int{1000, 0, 1, 7}
+		for range 300 {
+			lengths = append(lengths, 32)
+		}
+		cryptotest.SetGlobalRandom(t, 4)
+		r := rng.Crypto()
+		var got [][]float64
+		for _, n := range lengths {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = 0.37 * float64(i)
+			}
+			v.AddNoise(x, r)
+			got = append(got, x)
+		}
+		after := r.Uint64()
+		cryptotest.SetGlobalRandom(t, 4)
+		twin := rng.Crypto()
+		for c, x := range got {
+			for i := range x {
+				if want := m.AddTo(0.37*float64(i), twin); math.Float64bits(x[i]) != math.Float64bits(want) {
+					t.Fatalf("%s: vector %d, x[%d] = %v by AddNoise, %v by AddTo", m, c, i, x[i], want)
+				}
+			}
+		}
+		if want := twin.Uint64(); after != want {
+			t.Errorf("%s: AddNoise and AddTo left the stream at different words", m)
+		}
 	}
 }

@@ -9,11 +9,12 @@ import (
 )
 
 // A sampler that draws many words takes them from the generator's Source:
-// here a run of Crypto's buffered words, marked read afterwards, so that
+// here a run of Crypto's buffered words (the keyed generators' are read
+// the same way), marked read afterwards, so that
 // r.Uint64() continues after them.
 func ExampleSourceOf() {
 	r := rng.Crypto()
-	if s, ok := rng.SourceOf(r).(*rng.CryptoSource); ok {
+	if s, ok := rng.SourceOf(r).(rng.Buffered); ok {
 		w := s.Words() // never empty; in the order r.Uint64() would return them
 		k := min(len(w), 4)
 		words := w[:k] // the sampler's next k words

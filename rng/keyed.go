@@ -40,12 +40,12 @@ func NewKeyed() *Keyed {
 // different Keyed values, give independent streams (as long as ChaCha8 and
 // HMAC-SHA-256 are what they are believed to be).
 func (k *Keyed) Stream(release, row uint64) *mrand.Rand {
-	return mrand.New(mrand.NewChaCha8(k.newDeriver().streamKey(release, row)))
+	return mrand.New(newChaCha8(k.newDeriver().streamKey(release, row)))
 }
 
 // Reseeder returns a KeyedReseeder of k's streams.
 func (k *Keyed) Reseeder() *KeyedReseeder {
-	c := mrand.NewChaCha8([32]byte{})
+	c := newChaCha8([32]byte{})
 	return &KeyedReseeder{d: k.newDeriver(), c: c, r: mrand.New(c)}
 }
 
@@ -54,7 +54,7 @@ func (k *Keyed) Reseeder() *KeyedReseeder {
 // many rows keeps one. Not safe for concurrent use.
 type KeyedReseeder struct {
 	d *deriver
-	c *mrand.ChaCha8
+	c *chacha8
 	r *mrand.Rand
 }
 

@@ -8,9 +8,10 @@ import (
 )
 
 // SourceOf returns the Source that r draws its words from: a
-// *mrand.ChaCha8 for the generators of Seeded, Stream, a Reseeder, a
-// Keyed and a KeyedReseeder, a *CryptoSource for Crypto's, whatever r was
-// built with otherwise; nil when it cannot tell (and for a nil r).
+// *mrand.ChaCha8 for the generators of Seeded, Stream and a Reseeder, a
+// Buffered for those of a Keyed and a KeyedReseeder (this package's
+// ChaCha8) and for Crypto's (a *CryptoSource), whatever r was built with
+// otherwise; nil when it cannot tell (and for a nil r).
 // r.Uint64() is the Source's Uint64, so a sampler that takes words from the Source in its common case
 // and passes r to its rare cases draws the same words, in the same order,
 // as one that always calls r.

@@ -8,8 +8,9 @@ import (
 )
 
 // TestSourceOf checks that SourceOf finds the Source of each kind of
-// generator: this package's (a ChaCha8 for the seeded ones, a
-// *CryptoSource for Crypto), another Source, and none for a nil *Rand.
+// generator: this package's (a ChaCha8 for the seeded ones, a Buffered
+// for the keyed ones, a *CryptoSource for Crypto), another Source, and
+// none for a nil *Rand.
 // It fails if math/rand/v2's layout changes under SourceOf (which then
 // returns nil and the samplers lose their fast path).
 func TestSourceOf(t *testing.T) {
@@ -18,6 +19,8 @@ func TestSourceOf(t *testing.T) {
 	}
 	pcg := mrand.NewPCG(1, 2)
 	re := NewReseeder()
+	k := NewKeyed()
+	kr := k.Reseeder()
 	for _, c := range []struct {
 		name string
 		r    *mrand.Rand
@@ -27,6 +30,8 @@ func TestSourceOf(t *testing.T) {
 		{"Stream", Stream(1, 2), func(s mrand.Source) bool { _, ok := s.(*mrand.ChaCha8); return ok }},
 		{"Reseeder", re.Stream(1, 2), func(s mrand.Source) bool { return s == mrand.Source(re.c) }},
 		{"Crypto", Crypto(), func(s mrand.Source) bool { _, ok := s.(*CryptoSource); return ok }},
+		{"Keyed", k.Stream(1, 2), func(s mrand.Source) bool { _, ok := s.(Buffered); return ok }},
+		{"KeyedReseeder", kr.Stream(1, 2), func(s mrand.Source) bool { return s == mrand.Source(kr.c) }},
 		{"PCG", mrand.New(pcg), func(s mrand.Source) bool { return s == mrand.Source(pcg) }},
 		{"nil", nil, func(s mrand.Source) bool { return s == nil }},
 	} {

@@ -20,7 +20,11 @@ import (
 // x[i] = AddTo(x[i], r) for i = 0, 1, …; the rare cases (an edge test, the
 // tail) still draw through r, which reads the same ChaCha8, and any other
 // generator, a purego build or a 32-bit platform takes the AddTo loop
-// itself. TestAddNoiseMatchesAddTo holds the two ways to the same bits.
+// itself. The keyed generators and rng.Crypto's hold their words in a
+// buffer (rng.Buffered): for them the common case reads runs of words
+// from it, without a call per word, and hands any other value to draw
+// through r from its first word on. TestAddNoiseMatchesAddTo holds the
+// ways to the same bits.
 
 var (
 	_ noise.VectorNoiser = (*Huber)(nil)
@@ -56,14 +60,76 @@ const is32bit = ^uint(0)>>32 == 0
 // addNoise is the AddNoise of m, whose ziggurat table is z (nil if it
 // could not be built) and grid step gamma.
 func addNoise(m noise.Granular, z *zigTable, gamma float64, x []float64, r *rand.Rand) {
-	c, ok := rng.SourceOf(r).(*rand.ChaCha8)
-	if !ok || z == nil || is32bit {
-		for i := range x {
-			x[i] = m.AddTo(x[i], r)
+	if z != nil && !is32bit {
+		switch s := rng.SourceOf(r).(type) {
+		case *rand.ChaCha8:
+			z.addNoiseFrom(s, r, gamma, x)
+			return
+		case rng.Buffered:
+			z.addNoiseWords(s, r, gamma, x)
+			return
 		}
-		return
 	}
-	z.addNoiseFrom(c, r, gamma, x)
+	for i := range x {
+		x[i] = m.AddTo(x[i], r)
+	}
+}
+
+// addNoiseWords is addNoise's loop for an r whose Source s buffers its
+// words: addNoiseFrom's common case, with both words read from the buffer
+// (the loop stops where fewer than two are left). A value that is not the
+// common case is drawn by draw through r, from its first word on (the
+// words the loop looked at are not marked read), which draws the same
+// words as drawRest would, and so the same value.
+func (z *zigTable) addNoiseWords(s rng.Buffered, r *rand.Rand, gamma float64, x []float64) {
+	inv := 1 / gamma
+	for i := 0; i < len(x); {
+		ws := s.Words()
+		k := 0
+		for ; i < len(x) && k+1 < len(ws); i++ {
+			w := ws[k]
+			j := uint8(w)
+			col := &z.cols[j]
+			hi := w >> (64 - zigKeep)
+			j ^= (j ^ col.alias) & above(hi, col.thrHi)
+			it := &z.items[j]
+			n := it.width
+			if hi == col.thrHi || n&(n-1) == 0 {
+				break
+			}
+			y, lo := bits.Mul64(ws[k+1], n)
+			neg := -int64(w >> 8 & 1)
+			if lo < n || y >= it.sure || (y == 0 && neg != 0) {
+				break
+			}
+			k += 2
+			d := (int64(y) ^ neg) - neg
+			// addToGrid, written out (it is not inlined).
+			if p := x[i] * inv; p > -0x1p62 && p < 0x1p62 && d > -(1<<53) && d < 1<<53 {
+				t := int64(p)
+				t += int64(2 * (p - float64(t)))
+				x[i] = float64(t+d) * gamma
+				continue
+			}
+			x[i] = addTo(x[i], gamma, d)
+		}
+		s.Discard(k)
+		if i < len(x) {
+			x[i] = addToGrid(x[i], inv, gamma, z.draw(r))
+			i++
+		}
+	}
+}
+
+// addToGrid is addTo(v, gamma, k) for inv = 1/gamma, a power of two: in
+// integers where that is exact, as addNoiseFrom explains.
+func addToGrid(v, inv, gamma float64, k int64) float64 {
+	if p := v * inv; p > -0x1p62 && p < 0x1p62 && k > -(1<<53) && k < 1<<53 {
+		t := int64(p)
+		t += int64(2 * (p - float64(t)))
+		return float64(t+k) * gamma
+	}
+	return addTo(v, gamma, k)
 }
 
 // addNoiseFrom is addNoise's loop, for an r whose Source is c.

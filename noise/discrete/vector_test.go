@@ -5,16 +5,20 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"testing/cryptotest"
 
 	"github.com/dpmc/dpmc/noise"
 	"github.com/dpmc/dpmc/rng"
 )
 
-// TestDrawFromMatchesDraw holds the vector path's draw to draw's, bit for
+// TestDrawFromMatchesDraw holds the vector paths' draws to draw's, bit for
 // bit and word for word, on every table of the ziggurat tests, with the
 // float64 and with the math/big edge tests: after each draw both streams
-// must also be at the same word (the next words agree).
+// must also be at the same word (the next words agree). The paths:
+// drawFrom and addNoiseFrom on a seeded ChaCha8, addNoiseWords on a keyed
+// stream's buffered words.
 func TestDrawFromMatchesDraw(t *testing.T) {
+	keyed := rng.NewKeyed()
 	for ci, c := range zigCases() {
 		for _, exact := range []bool{false, true} {
 			z, err := c.build()
@@ -58,6 +62,30 @@ func TestDrawFromMatchesDraw(t *testing.T) {
 				}
 				if x, y := a.Uint64(), b.Uint64(); x != y {
 					t.Fatalf("%s exact=%v: after addNoiseFrom the streams are at different words", c.name, exact)
+				}
+			}
+			// addNoiseWords, the same way, from a keyed stream (runs of
+			// buffered words, the rest through draw), in vectors of 1000
+			// and 7 values.
+			ka, kb := keyed.Stream(uint64(ci), seed), keyed.Stream(uint64(ci), seed)
+			buf, ok := rng.SourceOf(kb).(rng.Buffered)
+			if !ok {
+				t.Fatalf("rng.SourceOf of a keyed stream is %T, not an rng.Buffered", rng.SourceOf(kb))
+			}
+			for v := range n / len(x) {
+				x := x
+				if v%2 == 1 {
+					x = x[:7]
+				}
+				clear(x)
+				z.addNoiseWords(buf, kb, 1, x)
+				for i := range x {
+					if want := z.draw(ka); want > -(1<<53) && want < 1<<53 && x[i] != float64(want) {
+						t.Fatalf("%s exact=%v: addNoiseWords drew %v, draw %d", c.name, exact, x[i], want)
+					}
+				}
+				if x, y := ka.Uint64(), kb.Uint64(); x != y {
+					t.Fatalf("%s exact=%v: after addNoiseWords the streams are at different words", c.name, exact)
 				}
 			}
 		}
@@ -160,5 +188,46 @@ func TestRoundAway(t *testing.T) {
 	for range 1_000_000 {
 		check(math.Float64frombits(r.Uint64()))
 		check(r.NormFloat64() * math.Ldexp(1, r.IntN(120)-60))
+	}
+}
+
+// TestAddNoiseMatchesAddToCrypto is TestAddNoiseMatchesAddTo on
+// rng.Crypto's buffered words (crypto/rand made reproducible by
+// cryptotest.SetGlobalRandom): AddNoise on every vector first, then the
+// AddTo loop from the same crypto/rand output, so that the two generators
+// do not share it; across the buffer's refills at 64 and 64 + 512·k words.
+func TestAddNoiseMatchesAddToCrypto(t *testing.T) {
+	hub, _ := NewHuber(3, 1)
+	small := newHuberGrid(1, 1, 1)
+	for _, m := range []Mechanism{hub, small} {
+		v := m.(noise.VectorNoiser)
+		lengths := []int{1000, 0, 1, 7}
+		for range 300 {
+			lengths = append(lengths, 32)
+		}
+		cryptotest.SetGlobalRandom(t, 4)
+		r := rng.Crypto()
+		var got [][]float64
+		for _, n := range lengths {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = 0.37 * float64(i)
+			}
+			v.AddNoise(x, r)
+			got = append(got, x)
+		}
+		after := r.Uint64()
+		cryptotest.SetGlobalRandom(t, 4)
+		twin := rng.Crypto()
+		for c, x := range got {
+			for i := range x {
+				if want := m.AddTo(0.37*float64(i), twin); math.Float64bits(x[i]) != math.Float64bits(want) {
+					t.Fatalf("%s: vector %d, x[%d] = %v by AddNoise, %v by AddTo", m, c, i, x[i], want)
+				}
+			}
+		}
+		if want := twin.Uint64(); after != want {
+			t.Errorf("%s: AddNoise and AddTo left the stream at different words", m)
+		}
 	}
 }

@@ -95,15 +95,16 @@ func (m *Mechanism) AddNoise(x []float64, r *rand.Rand) {
 	// the same word.
 	//
 	// The words come from r's source directly when rng.SourceOf knows it:
-	// runs of buffered words from rng.Crypto's (no call per value), a
-	// direct call per word to a seeded ChaCha8 (no interface call), and
+	// runs of buffered words from rng.Crypto's and the keyed generators'
+	// (rng.Buffered: no call per value), a direct call per word to a
+	// seeded ChaCha8 (no interface call), and
 	// r.Uint64() otherwise. sampleFrom takes its further words through r,
 	// from the same source: a buffered word that needs sampleFrom is
 	// marked read first, so that the words sampleFrom draws are the ones
 	// that follow it. The words and their order do not depend on the path
 	// (TestAddNoiseDrawsAsSample).
 	switch s := rng.SourceOf(r).(type) {
-	case *rng.CryptoSource:
+	case rng.Buffered:
 		for i := 0; i < len(x); {
 			w := s.Words()
 			k := m.addCommon(x[i:], w)

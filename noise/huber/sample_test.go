@@ -138,7 +138,8 @@ func chiSquare(m *Mechanism, x, edges []float64) float64 {
 // at shapes where the common case is rare (α = 0.05, 0.5), usual (3) and
 // nearly certain (40), and on each of AddNoise's paths: a seeded ChaCha8
 // (a direct call per word), rng.Crypto (runs of buffered words; crypto/rand
-// made reproducible by cryptotest.SetGlobalRandom) and any other source
+// made reproducible by cryptotest.SetGlobalRandom), a keyed stream (runs
+// of the 124 buffered words of each ChaCha8 key) and any other source
 // (PCG: r.Uint64()). The vectors (1000 values, then 3000 of 32 and some
 // of 0, 1 and 7) take AddNoise across the crypto buffer's refills at 64 and
 // 64 + 512·k words, about 190 times, with rare cases inside a run of
@@ -146,12 +147,14 @@ func chiSquare(m *Mechanism, x, edges []float64) float64 {
 // counted once with a scratch copy of the loop); after them both streams
 // must be at the same word, so AddNoise neither reads ahead nor skips.
 func TestAddNoiseDrawsAsSample(t *testing.T) {
+	keyed := rng.NewKeyed()
 	sources := []struct {
 		name string
 		new  func() *rand.Rand // the same stream on every call
 	}{
 		{"chacha8", func() *rand.Rand { return rng.Seeded(8) }},
 		{"crypto", func() *rand.Rand { cryptotest.SetGlobalRandom(t, 8); return rng.Crypto() }},
+		{"keyed", func() *rand.Rand { return keyed.Stream(8, 9) }},
 		{"pcg", func() *rand.Rand { return rand.New(rand.NewPCG(8, 9)) }},
 	}
 	lengths := []int{1000, 0, 1, 7}

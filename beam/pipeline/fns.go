@@ -28,8 +28,12 @@ type job struct {
 	Key   []byte
 	Nonce [32]byte
 	Read  ratings.Options
-	// Counters and LogIDs are Config.ShuffleCounters and Config.LogIDs.
-	Counters, LogIDs bool
+	// Counters, LogIDs and Progress are Config.ShuffleCounters,
+	// Config.LogIDs and Config.Progress.
+	Counters, LogIDs, Progress bool
+	// Launched is when Build ran (Unix nanoseconds), for the progress
+	// lines' elapsed time; zero without Progress. Nothing else reads it.
+	Launched int64
 }
 
 func (j *job) encode() ([]byte, error) {
@@ -467,6 +471,7 @@ func (f *selectFn) ProcessElement(_ []byte, side func(*sums) bool, next func(*it
 		rel.ItemIDs = append(rel.ItemIDs, c.Item)
 		rel.Counts = append(rel.Counts, c.V)
 	}
+	f.progress(stageCounts, 0, fmt.Sprintf("released, %d %s selected", len(rel.ItemIDs), plural(len(rel.ItemIDs), "item", "items")))
 	emit(rel)
 	return nil
 }
@@ -633,6 +638,7 @@ func (f *assembleFn) ProcessElement(rel release, side func(*sums) bool, biases f
 	if r := p.Options().Rank; r > 0 {
 		rel.V = make([]float64, n*r)
 	}
+	f.progress(stageBiases, 0, "released")
 	emit(rel)
 	return nil
 }
@@ -681,12 +687,14 @@ func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*
 		return err
 	}
 	if p.Options().Rank == 0 {
+		f.progress(stageStart, 0, "none: the plan releases no factors")
 		emit(rel)
 		return nil
 	}
 	head := p.Head(rel.Counts)
 	if !p.PCAStart() {
 		p.RandomStart(rel.ItemIDs, head, rel.V)
+		f.progress(stageStart, 0, "released (random)")
 		emit(rel)
 		return nil
 	}
@@ -701,6 +709,7 @@ func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*
 			return err
 		}
 	}
+	f.progress(stageStart, 0, "released (PCA)")
 	emit(rel)
 	return nil
 }
@@ -816,6 +825,7 @@ func (f *stepFn) ProcessElement(ctx context.Context, rel release, side func(*sum
 	}
 	r := p.Options().Rank
 	if r == 0 {
+		f.progress(stageStep, f.Step, "none: the plan releases no factors")
 		emit(rel)
 		return nil
 	}
@@ -844,6 +854,7 @@ func (f *stepFn) ProcessElement(ctx context.Context, rel release, side func(*sum
 	userdp.NormalizeRows(v, r, head)
 	rel.V = v
 	f.shuffled(ctx, "release broadcast (side input, per step)", releaseBytes(&rel))
+	f.progress(stageStep, f.Step, "V released")
 	emit(rel)
 	return nil
 }
@@ -865,7 +876,11 @@ func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*su
 	o := p.Options()
 	res := fitModel(&rel, mu, o)
 	res.Report = p.Report()
-	return f.saveTo(ctx, f.Save, f.Force, res)
+	if err := f.saveTo(ctx, f.Save, f.Force, res); err != nil {
+		return err
+	}
+	f.progress(stageWrite, 0, "written to "+f.Save)
+	return nil
 }
 
 // saveTo writes res as a dpmc model file, with its privacy report, to

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
@@ -55,6 +56,13 @@ type Config struct {
 	// which are not private. Off by default: the error says what is wrong
 	// without the IDs.
 	LogIDs bool
+	// Progress prints a line per stage on stderr (see "Progress lines"
+	// in progress.go): Run's first line when it submits the job, then
+	// one from each one-element stage as it completes, on the stderr of
+	// the worker that runs it (on Prism, this process's). The lines name
+	// stages and the number of released items, never a figure of the
+	// data. Off by default; dpmc-beam turns it on.
+	Progress bool
 }
 
 // ErrConfig is wrapped by every error about a bad Config.
@@ -202,7 +210,10 @@ func Build(s beam.Scope, c *Config) error {
 // while every worker of one launch decodes the same job.
 func newJob(c *Config, o userdp.Options) ([]byte, error) {
 	o.Progress = nil
-	j := &job{Opts: o, Read: c.Read, Counters: c.ShuffleCounters, LogIDs: c.LogIDs}
+	j := &job{Opts: o, Read: c.Read, Counters: c.ShuffleCounters, LogIDs: c.LogIDs, Progress: c.Progress}
+	if c.Progress {
+		j.Launched = time.Now().UnixNano()
+	}
 	if !o.Seeded {
 		if len(c.Key) == 0 {
 			c.Key = make([]byte, 32)
@@ -229,6 +240,9 @@ func Run(ctx context.Context, c *Config) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	if err := Build(s, c); err != nil {
 		return nil, err
+	}
+	if c.Progress {
+		submitted(os.Stderr, c)
 	}
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {

@@ -305,6 +305,9 @@ func (f *rankWriteFn) ProcessElement(ctx context.Context, rel release, side func
 		if err := p.RankComponents(rk, g, m); err != nil {
 			return err
 		}
+		f.progress(stageGram, 0, fmt.Sprintf("released (%d head items), components computed", m))
+	} else {
+		f.progress(stageGram, 0, "none: no head items")
 	}
 	res := &userdp.Result{
 		Mu: mu, Min: o.Min, Max: o.Max,
@@ -313,7 +316,11 @@ func (f *rankWriteFn) ProcessElement(ctx context.Context, rel release, side func
 		ItemIDs: rel.ItemIDs, ItemBias: make([]float64, len(rel.ItemIDs)), Counts: rel.Counts,
 		Ranking: rk,
 	}
-	return f.saveTo(ctx, f.Save, f.Force, res)
+	if err := f.saveTo(ctx, f.Save, f.Force, res); err != nil {
+		return err
+	}
+	f.progress(stageWrite, 0, "written to "+f.Save)
+	return nil
 }
 
 func init() {

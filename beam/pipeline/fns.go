@@ -132,6 +132,15 @@ func (b *Base) shuffled(ctx context.Context, name string, n int) {
 	beam.NewCounter("dpmc", name+" bytes").Inc(ctx, int64(n))
 }
 
+// counted adds n to the named counter (a figure of the data, not a
+// shuffle), only with Config.ShuffleCounters, as shuffled.
+func (b *Base) counted(ctx context.Context, name string, n int) {
+	if j, err := b.decode(); err != nil || !j.Counters {
+		return
+	}
+	beam.NewCounter("dpmc", name).Inc(ctx, int64(n))
+}
+
 // collect drains an iterator.
 func collect[T any](next func(*T) bool) []T {
 	var out []T
@@ -142,11 +151,58 @@ func collect[T any](next func(*T) bool) []T {
 	return out
 }
 
-// readFn reads one ratings file with the ratings package's parsers and
-// emits its ratings keyed by user ID.
-type readFn struct{ Base }
+// readBuffer is the number of ratings a read task buffers before it
+// emits them as one chunk per user (a variable for tests of the flush).
+const readBuffer = 1 << 16
 
-func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(string, rating)) error {
+// readFn reads one ratings file with the ratings package's parsers and
+// emits its ratings keyed by user ID, as chunks: it buffers up to
+// readBuffer ratings (≈ 2 MB), grouped by user, and emits one chunk per
+// user in the buffer, in the order of the users' first rating, when it
+// is full and at the end of the file. A file whose lines come user by
+// user (as most exports do) thus gives about one element per user to the
+// grouping by user, which on Prism costs far less memory and CPU than one
+// element per rating; any other order gives more, smaller chunks, and the
+// same release (the users' stages sort each user's ratings).
+type readFn struct {
+	Base
+	// Buffer overrides readBuffer when positive (tests).
+	Buffer int
+}
+
+// chunker buffers a file's ratings by user for readFn.
+type chunker struct {
+	max, n int
+	order  []string
+	by     map[string]*chunk
+	emit   func(string, chunk)
+	count  func(user string, c *chunk)
+}
+
+func (c *chunker) add(user, item string, v float64) {
+	b := c.by[user]
+	if b == nil {
+		b = &chunk{}
+		c.by[user] = b
+		c.order = append(c.order, user)
+	}
+	b.Items = append(b.Items, item)
+	b.Vals = append(b.Vals, v)
+	if c.n++; c.n >= c.max {
+		c.flush()
+	}
+}
+
+func (c *chunker) flush() {
+	for _, u := range c.order {
+		c.count(u, c.by[u])
+		c.emit(u, *c.by[u])
+	}
+	c.n, c.order = 0, c.order[:0]
+	clear(c.by)
+}
+
+func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(string, chunk)) error {
 	j, err := f.decode()
 	if err != nil {
 		return err
@@ -161,6 +217,17 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 		return fmt.Errorf("pipeline: %s: %w", path, err)
 	}
 	defer r.Close()
+	c := &chunker{max: readBuffer, by: map[string]*chunk{}, emit: emit, count: func(u string, c *chunk) {
+		n := len(u)
+		for _, it := range c.Items {
+			n += len(it) + 8
+		}
+		f.shuffled(ctx, "ratings by user", n) // an element is a chunk
+		f.counted(ctx, "ratings read", len(c.Items))
+	}}
+	if f.Buffer > 0 {
+		c.max = f.Buffer
+	}
 	if j.Read.Format == ratings.FormatSweetRS {
 		// The one format whose repeated (user, item) pairs are averaged
 		// within a file: read it whole (ratings.Read averages them).
@@ -169,15 +236,14 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 			return err
 		}
 		for t := range d.Ratings.All() {
-			u, it := d.Users.ID(int(t.User)), d.Items.ID(int(t.Item))
-			f.shuffled(ctx, "ratings by user", len(u)+len(it)+8)
-			emit(u, rating{Item: it, Value: t.Value})
+			c.add(d.Users.ID(int(t.User)), d.Items.ID(int(t.Item)), t.Value)
 		}
+		c.flush()
 		return nil
 	}
 	// Every other format is streamed record by record (ratings.Scan:
-	// Read's parser without the matrix), so a task holds one record at a
-	// time, not its file. A value is stored as ratings.Read stores it
+	// Read's parser without the matrix), so a task holds at most its
+	// buffer, not its file. A value is stored as ratings.Read stores it
 	// (rounded to the nearest float32, a zero as +0); a pair of
 	// implicit data is 1.
 	_, err = ratings.Scan(ctx, r, path, j.Read, func(rec ratings.Record) error {
@@ -189,11 +255,14 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 				v = 0
 			}
 		}
-		f.shuffled(ctx, "ratings by user", len(rec.User)+len(rec.Item)+8)
-		emit(rec.User, rating{Item: rec.Item, Value: v})
+		c.add(rec.User, rec.Item, v)
 		return nil
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	c.flush()
+	return nil
 }
 
 // prepareFn gathers one user's ratings: only candidate items (the
@@ -205,7 +274,7 @@ type prepareFn struct {
 	catalog map[string]bool
 }
 
-func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit func(userRec)) error {
+func (f *prepareFn) ProcessElement(user string, next func(*chunk) bool, emit func(userRec)) error {
 	rs, err := f.gather(user, next)
 	if err != nil {
 		return err
@@ -231,7 +300,7 @@ func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit fu
 // gather returns one user's ratings of candidate items (the catalogue's,
 // if any), as read, in the canonical order of the item IDs, and refuses
 // a duplicate (user, item) pair.
-func (f *prepareFn) gather(user string, next func(*rating) bool) ([]rating, error) {
+func (f *prepareFn) gather(user string, next func(*chunk) bool) ([]rating, error) {
 	if f.plan == nil {
 		p, err := f.newPlan()
 		if err != nil {
@@ -245,7 +314,13 @@ func (f *prepareFn) gather(user string, next func(*rating) bool) ([]rating, erro
 			}
 		}
 	}
-	rs := collect(next)
+	var rs []rating
+	var c chunk
+	for next(&c) {
+		for q, it := range c.Items {
+			rs = append(rs, rating{Item: it, Value: c.Vals[q]})
+		}
+	}
 	if f.catalog != nil {
 		rs = slices.DeleteFunc(rs, func(r rating) bool { return !f.catalog[r.Item] })
 	}
@@ -917,8 +992,8 @@ func (b *Base) saveTo(ctx context.Context, path string, force bool, res *userdp.
 func init() {
 	// Generic registration: the SDK calls the DoFns, emitters and
 	// iterators without reflection.
-	register.DoFn3x1[context.Context, string, func(string, rating), error](&readFn{})
-	register.DoFn3x1[string, func(*rating) bool, func(userRec), error](&prepareFn{})
+	register.DoFn3x1[context.Context, string, func(string, chunk), error](&readFn{})
+	register.DoFn3x1[string, func(*chunk) bool, func(userRec), error](&prepareFn{})
 	register.DoFn3x1[context.Context, userRec, func(sums), error](&meanTermFn{})
 	register.Combiner1[sums](&meanCombineFn{})
 	register.Combiner1[exactsum.Sum](&sumCombineFn{})
@@ -938,7 +1013,7 @@ func init() {
 	register.DoFn5x1[context.Context, release, func(*sums) bool, func(*itemRow) bool, func(release), error](&stepFn{})
 	register.DoFn3x1[context.Context, release, func(*sums) bool, error](&writeFn{})
 
-	register.Emitter2[string, rating]()
+	register.Emitter2[string, chunk]()
 	register.Emitter2[string, weighted]()
 	register.Emitter2[string, exactsum.Sum]()
 	register.Emitter2[string, itemTerm]()
@@ -950,7 +1025,7 @@ func init() {
 	register.Emitter1[startTerm]()
 	register.Emitter1[itemRow]()
 
-	register.Iter1[rating]()
+	register.Iter1[chunk]()
 	register.Iter1[weighted]()
 	register.Iter1[sums]()
 	register.Iter1[itemValue]()

@@ -56,6 +56,11 @@ type Config struct {
 	// which are not private. Off by default: the error says what is wrong
 	// without the IDs.
 	LogIDs bool
+	// ReadBuffer is the number of ratings a read task buffers, grouped
+	// by user, before it emits them as one element per user (default,
+	// when 0: 65 536, about 2 MB). A larger buffer gives the grouping by
+	// user fewer elements when a file's lines are not in user order.
+	ReadBuffer int
 	// Progress prints a line per stage on stderr (see "Progress lines"
 	// in progress.go): Run's first line when it submits the job, then
 	// one from each one-element stage as it completes, on the stderr of
@@ -157,7 +162,7 @@ func Build(s beam.Scope, c *Config) error {
 	for k, f := range c.Files {
 		files[k] = f
 	}
-	byUser := beam.GroupByKey(s, beam.ParDo(s.Scope("read"), &readFn{b}, beam.Create(s, files...)))
+	byUser := beam.GroupByKey(s, beam.ParDo(s.Scope("read"), &readFn{Base: b, Buffer: c.ReadBuffer}, beam.Create(s, files...)))
 	if o.Objective == userdp.ObjectiveRanking {
 		buildRanking(s, b, byUser, c.Save, c.Force)
 		return nil

@@ -85,7 +85,7 @@ type rankPrepareFn struct {
 	prepareFn
 }
 
-func (f *rankPrepareFn) ProcessElement(user string, next func(*rating) bool, emit func(rankUser)) error {
+func (f *rankPrepareFn) ProcessElement(user string, next func(*chunk) bool, emit func(rankUser)) error {
 	rs, err := f.gather(user, next)
 	if err != nil {
 		return err
@@ -327,7 +327,7 @@ func init() {
 	for _, t := range []any{rankUser{}, gramTerm{}, gramRow{}, noisyRow{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
-	register.DoFn3x1[string, func(*rating) bool, func(rankUser), error](&rankPrepareFn{})
+	register.DoFn3x1[string, func(*chunk) bool, func(rankUser), error](&rankPrepareFn{})
 	register.DoFn3x1[context.Context, rankUser, func(sums), error](&rankUserTermFn{})
 	register.DoFn3x1[context.Context, rankUser, func(string, exactsum.Sum), error](&rankCountTermFn{})
 	register.DoFn5x1[context.Context, rankUser, func(*sums) bool, func(*release) bool, func(int32, gramTerm), error](&rankGramTermFn{})

@@ -11,10 +11,19 @@ import (
 // The pipeline's element types. Every field is exported so that Beam's
 // schema coder can encode them.
 
-// rating is one rating of a user (the key): the item's ID and the value.
+// rating is one rating of a user: the item's ID and the value.
 type rating struct {
 	Item  string
 	Value float64
+}
+
+// chunk is some of one user's (the key's) ratings from one file, in the
+// file's order: what the read emits, so that the grouping by user moves
+// one element per user and file (per buffer flush, see readFn) instead
+// of one per rating.
+type chunk struct {
+	Items []string
+	Vals  []float64
 }
 
 // userRec is one user's data after the per-user preparation: all the
@@ -94,7 +103,7 @@ type itemRow struct {
 }
 
 func init() {
-	for _, t := range []any{rating{}, userRec{}, sums{}, weighted{}, packed{}, gramSums{}, exactsum.Sum{}, itemValue{}, release{}, startTerm{}, itemTerm{}, itemRow{}} {
+	for _, t := range []any{chunk{}, userRec{}, sums{}, weighted{}, packed{}, gramSums{}, exactsum.Sum{}, itemValue{}, release{}, startTerm{}, itemTerm{}, itemRow{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 }

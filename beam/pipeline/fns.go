@@ -284,13 +284,10 @@ func (f *prepareFn) ProcessElement(user string, next func(*chunk) bool, emit fun
 	for q, r := range rs {
 		u.Items[q], u.Vals[q] = r.Item, math.Min(math.Max(r.Value, o.Min), o.Max)
 	}
-	pos := f.plan.Subset(user, len(rs))
-	if pos == nil {
-		u.CItems, u.CVals = u.Items, u.Vals
-	} else {
-		for _, q := range pos {
-			u.CItems = append(u.CItems, u.Items[q])
-			u.CVals = append(u.CVals, u.Vals[q])
+	if pos := f.plan.Subset(user, len(rs)); pos != nil {
+		u.Capped, u.Sub = true, make([]int32, len(pos))
+		for k, q := range pos {
+			u.Sub[k] = int32(q)
 		}
 	}
 	emit(u)
@@ -356,11 +353,12 @@ func (f *meanTermFn) ProcessElement(ctx context.Context, u userRec, emit func(su
 		}
 		f.plan = p
 	}
-	if len(u.CVals) == 0 {
+	_, cv := u.contributed()
+	if len(cv) == 0 {
 		return nil
 	}
 	f.shuffled(ctx, "mean terms", 4*16)
-	emit(sums(f.plan.UserMean(u.CVals)))
+	emit(sums(f.plan.UserMean(cv)))
 	return nil
 }
 
@@ -484,12 +482,13 @@ func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(s
 		}
 		f.plan = p
 	}
-	if len(u.CItems) == 0 {
+	ci, _ := u.contributed()
+	if len(ci) == 0 {
 		return nil
 	}
 	var w exactsum.Sum
-	f.plan.AddCount(&w, f.plan.CountWeight(len(u.CItems)))
-	for _, id := range u.CItems {
+	f.plan.AddCount(&w, f.plan.CountWeight(len(ci)))
+	for _, id := range ci {
 		f.shuffled(ctx, "count terms by item", len(id)+16)
 		emit(id, w)
 	}
@@ -582,14 +581,17 @@ func sideRelease(x **relIndex, p *userdp.Plan, next func(*release) bool) (*relIn
 	return *x, nil
 }
 
-// split maps a user's contributed ratings to released indices.
-func (x *relIndex) split(u *userRec) (kc []int32, kv, tail []float64) {
-	return userdp.SplitReleased(labels(len(u.CItems)), u.CVals, func(q int32) int32 {
-		if j, ok := x.index[u.CItems[q]]; ok {
+// split maps a user's contributed ratings to released indices; n is the
+// number of contributed ratings.
+func (x *relIndex) split(u *userRec) (kc []int32, kv, tail []float64, n int) {
+	ci, cv := u.contributed()
+	kc, kv, tail = userdp.SplitReleased(labels(len(ci)), cv, func(q int32) int32 {
+		if j, ok := x.index[ci[q]]; ok {
 			return j
 		}
 		return -1
 	})
+	return kc, kv, tail, len(ci)
 }
 
 // own maps all of a user's ratings to released indices (−1 for others).
@@ -627,7 +629,7 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	if err != nil {
 		return err
 	}
-	kc, kv, tail := x.split(&u)
+	kc, kv, tail, nc := x.split(&u)
 	if !p.WithTail() {
 		tail = nil
 	}
@@ -635,7 +637,7 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 		return nil
 	}
 	beta := p.UserOffset(u.Vals, mu)
-	ts, tw, ok := p.UserBias(mu, beta, len(u.CItems), kc, kv, tail, func(j int32, term, weight float64) {
+	ts, tw, ok := p.UserBias(mu, beta, nc, kc, kv, tail, func(j int32, term, weight float64) {
 		var w weighted
 		p.AddBias(&w.S, &w.W, term, weight)
 		f.shuffled(ctx, "bias terms by item", len(x.rel.ItemIDs[j])+32)
@@ -741,7 +743,7 @@ func (f *startTermFn) ProcessElement(ctx context.Context, u userRec, side func(*
 	if f.pos == nil {
 		_, f.pos = userdp.StartPositions(x.head)
 	}
-	kc, kv, _ := x.split(&u)
+	kc, kv, _, _ := x.split(&u)
 	w := p.FactorWeights(kc, x.rel.Counts, x.head)
 	beta := p.UserOffset(u.Vals, mu)
 	idx, z := p.StartTerms(mu, beta, x.rel.ItemBias, f.pos, kc, kv, w, nil, nil)
@@ -820,7 +822,7 @@ func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	uf := make([]float64, o.Rank)
 	var ub float64
 	f.solver.FoldIn(f.res, x.rel.V, x.own(&u), u.Vals, uf, &ub)
-	kc, kv, _ := x.split(&u)
+	kc, kv, _, _ := x.split(&u)
 	w := p.FactorWeights(kc, x.rel.Counts, x.head)
 	for q, j := range kc {
 		if w[q] == 0 {

@@ -28,13 +28,29 @@ type chunk struct {
 
 // userRec is one user's data after the per-user preparation: all the
 // user's ratings of candidate items (clipped to the rating range) in the
-// canonical order of the item IDs, and the contributed subset.
+// canonical order of the item IDs, and the contributed subset: all of
+// them unless Capped, else the positions Sub (ascending). The subset is
+// kept as positions, not as a copy of the IDs and values, because every
+// per-user stage receives the record: on Prism each element's bytes.
 type userRec struct {
 	ID     string
 	Items  []string
 	Vals   []float64
-	CItems []string
-	CVals  []float64
+	Capped bool
+	Sub    []int32
+}
+
+// contributed returns the user's contributed ratings: the item IDs and
+// values of the subset (Items and Vals themselves unless Capped).
+func (u *userRec) contributed() ([]string, []float64) {
+	if !u.Capped {
+		return u.Items, u.Vals
+	}
+	items, vals := make([]string, len(u.Sub)), make([]float64, len(u.Sub))
+	for k, q := range u.Sub {
+		items[k], vals[k] = u.Items[q], u.Vals[q]
+	}
+	return items, vals
 }
 
 // sums are exact sums of the global mean's terms (userdp.MeanSums):

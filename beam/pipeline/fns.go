@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/gob"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -468,10 +469,20 @@ func (f *gramCombineFn) MergeAccumulators(a, b gramSums) gramSums {
 }
 func (f *gramCombineFn) ExtractOutput(a gramSums) gramSums { return a }
 
-// countTermFn emits a user's exact count term for each contributed item.
+// countTermFn adds users' exact count terms per contributed item over
+// a bundle and emits the bundle's sum per item at its end, in canonical
+// item order. The sums are exact, so this partial sum is the same
+// integer whatever the bundle; it spares the shuffle one element per
+// rating (Beam's lifted combine caches 2000 keys a bundle: with more
+// items it emits a partial sum at nearly every rating).
 type countTermFn struct {
 	Base
 	plan *userdp.Plan
+	acc  map[string]*exactsum.Sum
+}
+
+func (f *countTermFn) StartBundle(_ context.Context, _ func(string, exactsum.Sum)) {
+	f.acc = map[string]*exactsum.Sum{}
 }
 
 func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(string, exactsum.Sum)) error {
@@ -489,10 +500,23 @@ func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(s
 	var w exactsum.Sum
 	f.plan.AddCount(&w, f.plan.CountWeight(len(ci)))
 	for _, id := range ci {
-		f.shuffled(ctx, "count terms by item", len(id)+16)
-		emit(id, w)
+		a := f.acc[id]
+		if a == nil {
+			a = &exactsum.Sum{}
+			f.acc[id] = a
+		}
+		a.Merge(w)
 	}
 	return nil
+}
+
+func (f *countTermFn) FinishBundle(ctx context.Context, emit func(string, exactsum.Sum)) {
+	ids := slices.SortedFunc(maps.Keys(f.acc), userdp.CompareIDs)
+	for _, id := range ids {
+		f.shuffled(ctx, "count terms by item", len(id)+16)
+		emit(id, *f.acc[id])
+	}
+	f.acc = nil
 }
 
 // countFn releases an item's count from its exact sum and keeps the item
@@ -614,10 +638,21 @@ func labels(n int) []int32 {
 	return l
 }
 
-// userBiasFn emits a user's bias terms per released item, and tail terms.
+// userBiasFn adds users' bias terms per released item, and their tail
+// terms, over a bundle, and emits the bundle's exact sums (per item, in
+// canonical order, and the tail) at its end, as countTermFn does.
 type userBiasFn struct {
 	Base
 	rel *relIndex
+
+	acc       []weighted // by released index
+	seen      []bool
+	tail      weighted
+	tailTerms bool
+}
+
+func (f *userBiasFn) StartBundle(_ context.Context, _ func(*sums) bool, _ func(*release) bool, _ func(string, weighted), _ func(weighted)) {
+	f.acc, f.seen, f.tail, f.tailTerms = nil, nil, weighted{}, false
 }
 
 func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emitItem func(string, weighted), emitTail func(weighted)) error {
@@ -628,6 +663,9 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	x, err := sideRelease(&f.rel, p, relSide)
 	if err != nil {
 		return err
+	}
+	if f.acc == nil {
+		f.acc, f.seen = make([]weighted, len(x.rel.ItemIDs)), make([]bool, len(x.rel.ItemIDs))
 	}
 	kc, kv, tail, nc := x.split(&u)
 	if !p.WithTail() {
@@ -640,16 +678,30 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	ts, tw, ok := p.UserBias(mu, beta, nc, kc, kv, tail, func(j int32, term, weight float64) {
 		var w weighted
 		p.AddBias(&w.S, &w.W, term, weight)
-		f.shuffled(ctx, "bias terms by item", len(x.rel.ItemIDs[j])+32)
-		emitItem(x.rel.ItemIDs[j], w)
+		f.acc[j] = weightedCombineFn{}.MergeAccumulators(f.acc[j], w)
+		f.seen[j] = true
 	})
 	if ok {
 		var w weighted
 		p.AddTail(&w.S, &w.W, ts, tw)
-		f.shuffled(ctx, "tail terms", 32)
-		emitTail(w)
+		f.tail = weightedCombineFn{}.MergeAccumulators(f.tail, w)
+		f.tailTerms = true
 	}
 	return nil
+}
+
+func (f *userBiasFn) FinishBundle(ctx context.Context, _ func(*sums) bool, _ func(*release) bool, emitItem func(string, weighted), emitTail func(weighted)) {
+	for j, ok := range f.seen {
+		if ok {
+			f.shuffled(ctx, "bias terms by item", len(f.rel.rel.ItemIDs[j])+32)
+			emitItem(f.rel.rel.ItemIDs[j], f.acc[j])
+		}
+	}
+	if f.tailTerms {
+		f.shuffled(ctx, "tail terms", 32)
+		emitTail(f.tail)
+	}
+	f.acc, f.seen = nil, nil
 }
 
 // biasFn releases an item's bias from its exact sums.

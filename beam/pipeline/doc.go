@@ -17,11 +17,11 @@
 // (TestPipelineMatchesTrain checks the items, counts, biases, factors and
 // privacy report at a seed):
 //
-//	read (one task per file, ratings parsers) → GroupByKey(user)
+//	read (one task per file, ratings parsers; a chunk of ratings per user and buffer) → GroupByKey(user)
 //	→ prepare: a user's candidate ratings in canonical item order, contributed subset (Plan.Subset)
 //	→ mean terms → Combine: exact sums → ReleaseMean (side input "sums" to every later stage)
-//	→ count terms → CombinePerKey(item) → ReleaseCount, Selected → global: the released item list
-//	→ bias terms → CombinePerKey(item) → ReleaseBias; tail terms → Combine → global: biases, ReleaseTail
+//	→ count terms (summed per bundle) → CombinePerKey(item) → ReleaseCount, Selected → global: the released item list
+//	→ bias terms (summed per bundle) → CombinePerKey(item) → ReleaseBias; tail terms → Combine → global: biases, ReleaseTail
 //	→ start terms → Combine (packed second moments) → global: ReleaseStart (or RandomStart)
 //	→ per ALS step (unrolled): user fits and item terms → CombinePerKey(item) → ReleaseItem → global: V, NormalizeRows
 //	→ write the model file (package model) with the privacy report

@@ -511,12 +511,16 @@ func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(s
 }
 
 func (f *countTermFn) FinishBundle(ctx context.Context, emit func(string, exactsum.Sum)) {
-	ids := slices.SortedFunc(maps.Keys(f.acc), userdp.CompareIDs)
-	for _, id := range ids {
-		f.shuffled(ctx, "count terms by item", len(id)+16)
-		emit(id, *f.acc[id])
-	}
+	emitSums(ctx, &f.Base, f.acc, emit)
 	f.acc = nil
+}
+
+// emitSums emits a bundle's count sums per item, in canonical item order.
+func emitSums(ctx context.Context, b *Base, acc map[string]*exactsum.Sum, emit func(string, exactsum.Sum)) {
+	for _, id := range slices.SortedFunc(maps.Keys(acc), userdp.CompareIDs) {
+		b.shuffled(ctx, "count terms by item", len(id)+16)
+		emit(id, *acc[id])
+	}
 }
 
 // countFn releases an item's count from its exact sum and keeps the item

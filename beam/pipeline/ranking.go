@@ -129,11 +129,17 @@ func (f *rankUserTermFn) ProcessElement(ctx context.Context, u rankUser, emit fu
 	return nil
 }
 
-// rankCountTermFn emits a user's exact positive count term for each
-// contributed positive.
+// rankCountTermFn adds users' exact positive count terms per
+// contributed positive over a bundle and emits the bundle's sum per item
+// at its end, in canonical item order, as countTermFn does.
 type rankCountTermFn struct {
 	Base
 	plan *userdp.Plan
+	acc  map[string]*exactsum.Sum
+}
+
+func (f *rankCountTermFn) StartBundle(_ context.Context, _ func(string, exactsum.Sum)) {
+	f.acc = map[string]*exactsum.Sum{}
 }
 
 func (f *rankCountTermFn) ProcessElement(ctx context.Context, u rankUser, emit func(string, exactsum.Sum)) error {
@@ -147,10 +153,19 @@ func (f *rankCountTermFn) ProcessElement(ctx context.Context, u rankUser, emit f
 	var w exactsum.Sum
 	f.plan.AddPositive(&w, len(u.Pos))
 	for _, id := range u.Pos {
-		f.shuffled(ctx, "count terms by item", len(id)+16)
-		emit(id, w)
+		a := f.acc[id]
+		if a == nil {
+			a = &exactsum.Sum{}
+			f.acc[id] = a
+		}
+		a.Merge(w)
 	}
 	return nil
+}
+
+func (f *rankCountTermFn) FinishBundle(ctx context.Context, emit func(string, exactsum.Sum)) {
+	emitSums(ctx, &f.Base, f.acc, emit)
+	f.acc = nil
 }
 
 // rankHead is the head of the Gram, from the release (NewRanking): each

@@ -72,8 +72,11 @@
 //     statistic is ever released with two different noise values (which
 //     would average the noise away and spend the budget twice).
 //     Everything a DoFn computes from its inputs is deterministic too
-//     (exact sums, no map iteration order, no time), so a
-//     retried bundle emits the same elements. TestWorkersShareLaunchNoise
+//     (exact sums, no map iteration order; the clock only in the
+//     progress lines), so a retried bundle emits the same elements — or,
+//     where a runner splits it otherwise, per-bundle partial sums (the
+//     read's chunks, the count and bias terms) that add up to the same
+//     exact totals. TestWorkersShareLaunchNoise
 //     checks that every worker's plan of one launch draws the same noise,
 //     and TestReusedKeyDoesNotCancel that two launches with one key (on
 //     neighbouring data) draw independent noise.

@@ -23,7 +23,7 @@
 //	→ count terms (summed per bundle) → CombinePerKey(item) → ReleaseCount, Selected → global: the released item list
 //	→ bias terms (summed per bundle) → CombinePerKey(item) → ReleaseBias; tail terms → Combine → global: biases, ReleaseTail
 //	→ start terms → Combine (packed second moments) → global: ReleaseStart (or RandomStart)
-//	→ per ALS step (unrolled): user fits and item terms → CombinePerKey(item) → ReleaseItem → global: V, NormalizeRows
+//	→ per ALS step (unrolled): user fits and item terms (summed per bundle) → CombinePerKey(item) → ReleaseItem → global: V, NormalizeRows
 //	→ write the model file (package model) with the privacy report
 //
 // The global results (the sums behind the noisy mean and user count, the

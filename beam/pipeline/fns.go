@@ -432,30 +432,22 @@ func (f *startCombineFn) MergeAccumulators(a, b packed) packed {
 }
 func (f *startCombineFn) ExtractOutput(a packed) packed { return a }
 
-// gramCombineFn adds users' terms of an item's Gram matrix and
-// right-hand side exactly (userdp.Plan.AddItemTerm).
-type gramCombineFn struct {
-	Base
-	p *userdp.Plan
-}
+// gramCombineFn merges exact partial sums of an item's Gram matrix and
+// right-hand side (each a bundle's, see userStepFn) in any order.
+type gramCombineFn struct{}
 
-func (f *gramCombineFn) CreateAccumulator() gramSums { return gramSums{} }
-func (f *gramCombineFn) AddInput(a gramSums, t itemTerm) (gramSums, error) {
-	if f.p == nil {
-		p, err := f.newPlan()
-		if err != nil {
-			return a, err
-		}
-		f.p = p
-	}
+// addItemTerm adds one user's term t to an item's exact sums a
+// (userdp.Plan.AddItemTerm), allocating them at the first term.
+func addItemTerm(p *userdp.Plan, a gramSums, t itemTerm) gramSums {
 	if a.G == nil {
 		r := len(t.U)
 		a = gramSums{G: make([]exactsum.Sum, r*r), H: make([]exactsum.Sum, r)}
 	}
-	f.p.AddItemTerm(a.G, a.H, t.W, t.E, t.U)
-	return a, nil
+	p.AddItemTerm(a.G, a.H, t.W, t.E, t.U)
+	return a
 }
-func (f *gramCombineFn) MergeAccumulators(a, b gramSums) gramSums {
+
+func (gramCombineFn) MergeAccumulators(a, b gramSums) gramSums {
 	if a.G == nil {
 		return b
 	}
@@ -467,7 +459,6 @@ func (f *gramCombineFn) MergeAccumulators(a, b gramSums) gramSums {
 	}
 	return a
 }
-func (f *gramCombineFn) ExtractOutput(a gramSums) gramSums { return a }
 
 // countTermFn adds users' exact count terms per contributed item over
 // a bundle and emits the bundle's sum per item at its end, in canonical
@@ -848,7 +839,12 @@ func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*
 }
 
 // userStepFn is a user's part of ALS step Step: the user's own fit from
-// the release, then one term per contributed head item.
+// the release, then one term per contributed head item, added to the
+// bundle's exact sums of that item's Gram matrix and right-hand side;
+// at the bundle's end it emits one partial sum per item, in canonical
+// order (as countTermFn does: the sums are exact, so the partition does
+// not matter, and the shuffle carries at most one element per head item
+// and bundle instead of one per rating).
 type userStepFn struct {
 	Base
 	Step int
@@ -856,9 +852,14 @@ type userStepFn struct {
 	rel    *relIndex
 	res    *userdp.Result
 	solver *userdp.Solver
+	acc    []gramSums // by released index
 }
 
-func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(string, itemTerm)) error {
+func (f *userStepFn) StartBundle(_ context.Context, _ func(*sums) bool, _ func(*release) bool, _ func(string, gramSums)) {
+	f.acc = nil
+}
+
+func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(string, gramSums)) error {
 	p, mu, err := f.ready(side)
 	if err != nil {
 		return err
@@ -875,21 +876,36 @@ func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 		f.res = fitModel(x.rel, mu, o)
 		f.solver = p.NewSolver()
 	}
+	if f.acc == nil {
+		f.acc = make([]gramSums, len(x.rel.ItemIDs))
+	}
 	uf := make([]float64, o.Rank)
 	var ub float64
 	f.solver.FoldIn(f.res, x.rel.V, x.own(&u), u.Vals, uf, &ub)
 	kc, kv, _, _ := x.split(&u)
 	w := p.FactorWeights(kc, x.rel.Counts, x.head)
+	uc := make([]float64, o.Rank)
 	for q, j := range kc {
 		if w[q] == 0 {
 			continue
 		}
-		uc := make([]float64, o.Rank)
+		clear(uc)
 		e := p.ItemTerm(uf, uc, kv[q], mu, x.rel.ItemBias[j], ub)
-		f.shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(x.rel.ItemIDs[j])+16+8*len(uc))
-		emit(x.rel.ItemIDs[j], itemTerm{W: w[q], E: e, U: uc})
+		f.acc[j] = addItemTerm(p, f.acc[j], itemTerm{W: w[q], E: e, U: uc})
 	}
 	return nil
+}
+
+func (f *userStepFn) FinishBundle(ctx context.Context, _ func(*sums) bool, _ func(*release) bool, emit func(string, gramSums)) {
+	for j, a := range f.acc {
+		if a.G == nil {
+			continue
+		}
+		id := f.rel.rel.ItemIDs[j]
+		f.shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(id)+16*(len(a.G)+len(a.H)))
+		emit(id, a)
+	}
+	f.acc = nil
 }
 
 // releaseBytes is the payload size of a release.
@@ -1057,7 +1073,7 @@ func init() {
 	register.Combiner1[exactsum.Sum](&sumCombineFn{})
 	register.Combiner1[weighted](&weightedCombineFn{})
 	register.Combiner3[packed, startTerm, packed](&startCombineFn{})
-	register.Combiner3[gramSums, itemTerm, gramSums](&gramCombineFn{})
+	register.Combiner1[gramSums](&gramCombineFn{})
 	register.DoFn3x1[context.Context, userRec, func(string, exactsum.Sum), error](&countTermFn{})
 	register.DoFn4x1[string, exactsum.Sum, func(*sums) bool, func(itemValue), error](&countFn{})
 	register.DoFn4x1[[]byte, func(*sums) bool, func(*itemValue) bool, func(release), error](&selectFn{})
@@ -1066,7 +1082,7 @@ func init() {
 	register.DoFn5x1[release, func(*sums) bool, func(*itemValue) bool, func(*weighted) bool, func(release), error](&assembleFn{})
 	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(startTerm), error](&startTermFn{})
 	register.DoFn4x1[release, func(*sums) bool, func(*packed) bool, func(release), error](&startFn{})
-	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, itemTerm), error](&userStepFn{})
+	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, gramSums), error](&userStepFn{})
 	register.DoFn5x1[string, gramSums, func(*sums) bool, func(*release) bool, func(itemRow), error](&itemStepFn{})
 	register.DoFn5x1[context.Context, release, func(*sums) bool, func(*itemRow) bool, func(release), error](&stepFn{})
 	register.DoFn3x1[context.Context, release, func(*sums) bool, error](&writeFn{})
@@ -1074,7 +1090,7 @@ func init() {
 	register.Emitter2[string, chunk]()
 	register.Emitter2[string, weighted]()
 	register.Emitter2[string, exactsum.Sum]()
-	register.Emitter2[string, itemTerm]()
+	register.Emitter2[string, gramSums]()
 	register.Emitter1[userRec]()
 	register.Emitter1[sums]()
 	register.Emitter1[weighted]()

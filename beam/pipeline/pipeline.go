@@ -200,7 +200,7 @@ func Build(s beam.Scope, c *Config) error {
 		for step := range o.Iters {
 			sc := s.Scope(fmt.Sprintf("ALS step %d", step+1))
 			terms := beam.ParDo(sc, &userStepFn{Base: b, Step: step}, users, g, beam.SideInput{Input: rel})
-			gs := beam.CombinePerKey(sc, &gramCombineFn{Base: b}, terms)
+			gs := beam.CombinePerKey(sc, &gramCombineFn{}, terms)
 			rows := beam.ParDo(sc, &itemStepFn{Base: b, Step: step}, gs, g, beam.SideInput{Input: rel})
 			rel = beam.ParDo(sc, &stepFn{Base: b, Step: step}, rel, g, beam.SideInput{Input: rows})
 		}

@@ -229,12 +229,12 @@ func TestCombinersOrderFree(t *testing.T) {
 	for k := range terms {
 		terms[k] = itemTerm{W: r.Float64(), E: 2*r.Float64() - 1, U: []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}}
 	}
-	gc := &gramCombineFn{p: p}
+	gc := gramCombineFn{}
 	sum := func(ts []itemTerm, parts int) gramSums {
-		accs := make([]gramSums, parts)
+		accs := make([]gramSums, parts) // bundles' partial sums (userStepFn)
 		for _, t := range ts {
 			k := r.IntN(parts)
-			accs[k], _ = gc.AddInput(accs[k], t)
+			accs[k] = addItemTerm(p, accs[k], t)
 		}
 		r.Shuffle(parts, func(a, b int) { accs[a], accs[b] = accs[b], accs[a] })
 		var out gramSums

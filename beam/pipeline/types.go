@@ -76,8 +76,9 @@ type packed struct {
 }
 
 // gramSums are an item's exact Gram matrix (r × r, lower triangle) and
-// right-hand side in an ALS step (userdp.Plan.AddItemTerm): a combiner's
-// accumulator; nil until the first term.
+// right-hand side in an ALS step (userdp.Plan.AddItemTerm): a bundle's
+// partial sum (userStepFn) and the combiner's accumulator; nil until the
+// first term.
 type gramSums struct {
 	G, H []exactsum.Sum
 }
@@ -106,7 +107,8 @@ type startTerm struct {
 }
 
 // itemTerm is one user's term of an item's Gram matrix and right-hand
-// side: weight, clipped residual and clipped factor.
+// side: weight, clipped residual and clipped factor (added to a bundle's
+// gramSums by userStepFn, not shuffled).
 type itemTerm struct {
 	W, E float64
 	U    []float64
@@ -119,7 +121,7 @@ type itemRow struct {
 }
 
 func init() {
-	for _, t := range []any{chunk{}, userRec{}, sums{}, weighted{}, packed{}, gramSums{}, exactsum.Sum{}, itemValue{}, release{}, startTerm{}, itemTerm{}, itemRow{}} {
+	for _, t := range []any{chunk{}, userRec{}, sums{}, weighted{}, packed{}, gramSums{}, exactsum.Sum{}, itemValue{}, release{}, startTerm{}, itemRow{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 }

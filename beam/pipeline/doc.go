@@ -17,13 +17,13 @@
 // (TestPipelineMatchesTrain checks the items, counts, biases, factors and
 // privacy report at a seed):
 //
-//	read (one task per file, ratings parsers) → GroupByKey(user)
+//	read (one task per file, ratings parsers; a chunk of ratings per user and buffer) → GroupByKey(user)
 //	→ prepare: a user's candidate ratings in canonical item order, contributed subset (Plan.Subset)
 //	→ mean terms → Combine: exact sums → ReleaseMean (side input "sums" to every later stage)
-//	→ count terms → CombinePerKey(item) → ReleaseCount, Selected → global: the released item list
-//	→ bias terms → CombinePerKey(item) → ReleaseBias; tail terms → Combine → global: biases, ReleaseTail
+//	→ count terms (summed per bundle) → CombinePerKey(item) → ReleaseCount, Selected → global: the released item list
+//	→ bias terms (summed per bundle) → CombinePerKey(item) → ReleaseBias; tail terms → Combine → global: biases, ReleaseTail
 //	→ start terms → Combine (packed second moments) → global: ReleaseStart (or RandomStart)
-//	→ per ALS step (unrolled): user fits and item terms → CombinePerKey(item) → ReleaseItem → global: V, NormalizeRows
+//	→ per ALS step (unrolled): user fits and item terms (summed per bundle) → CombinePerKey(item) → ReleaseItem → global: V, NormalizeRows
 //	→ write the model file (package model) with the privacy report
 //
 // The global results (the sums behind the noisy mean and user count, the
@@ -39,7 +39,7 @@
 // runner partitions, orders or merges the data, and equal Train's bit
 // for bit. No stage gathers per-user terms: the largest single value is
 // an accumulator — the start's packed lower triangle over the at most
-// HeadItems head items (HeadItems·(HeadItems+1)/2 sums of 24 bytes) —
+// StartItems most popular head items (S(S+1)/2 sums of 24 bytes) —
 // or the release itself (the released items' IDs, counts, biases and
 // V); per item, one Gram accumulator of r² + r sums.
 //
@@ -72,8 +72,11 @@
 //     statistic is ever released with two different noise values (which
 //     would average the noise away and spend the budget twice).
 //     Everything a DoFn computes from its inputs is deterministic too
-//     (exact sums, no map iteration order, no time), so a
-//     retried bundle emits the same elements. TestWorkersShareLaunchNoise
+//     (exact sums, no map iteration order; the clock only in the
+//     progress lines), so a retried bundle emits the same elements — or,
+//     where a runner splits it otherwise, per-bundle partial sums (the
+//     read's chunks, the count and bias terms) that add up to the same
+//     exact totals. TestWorkersShareLaunchNoise
 //     checks that every worker's plan of one launch draws the same noise,
 //     and TestReusedKeyDoesNotCancel that two launches with one key (on
 //     neighbouring data) draw independent noise.

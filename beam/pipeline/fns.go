@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/gob"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -28,8 +29,12 @@ type job struct {
 	Key   []byte
 	Nonce [32]byte
 	Read  ratings.Options
-	// Counters and LogIDs are Config.ShuffleCounters and Config.LogIDs.
-	Counters, LogIDs bool
+	// Counters, LogIDs and Progress are Config.ShuffleCounters,
+	// Config.LogIDs and Config.Progress.
+	Counters, LogIDs, Progress bool
+	// Launched is when Build ran (Unix nanoseconds), for the progress
+	// lines' elapsed time; zero without Progress. Nothing else reads it.
+	Launched int64
 }
 
 func (j *job) encode() ([]byte, error) {
@@ -128,6 +133,15 @@ func (b *Base) shuffled(ctx context.Context, name string, n int) {
 	beam.NewCounter("dpmc", name+" bytes").Inc(ctx, int64(n))
 }
 
+// counted adds n to the named counter (a figure of the data, not a
+// shuffle), only with Config.ShuffleCounters, as shuffled.
+func (b *Base) counted(ctx context.Context, name string, n int) {
+	if j, err := b.decode(); err != nil || !j.Counters {
+		return
+	}
+	beam.NewCounter("dpmc", name).Inc(ctx, int64(n))
+}
+
 // collect drains an iterator.
 func collect[T any](next func(*T) bool) []T {
 	var out []T
@@ -138,11 +152,58 @@ func collect[T any](next func(*T) bool) []T {
 	return out
 }
 
-// readFn reads one ratings file with the ratings package's parsers and
-// emits its ratings keyed by user ID.
-type readFn struct{ Base }
+// readBuffer is the number of ratings a read task buffers before it
+// emits them as one chunk per user (a variable for tests of the flush).
+const readBuffer = 1 << 16
 
-func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(string, rating)) error {
+// readFn reads one ratings file with the ratings package's parsers and
+// emits its ratings keyed by user ID, as chunks: it buffers up to
+// readBuffer ratings (≈ 2 MB), grouped by user, and emits one chunk per
+// user in the buffer, in the order of the users' first rating, when it
+// is full and at the end of the file. A file whose lines come user by
+// user (as most exports do) thus gives about one element per user to the
+// grouping by user, which on Prism costs far less memory and CPU than one
+// element per rating; any other order gives more, smaller chunks, and the
+// same release (the users' stages sort each user's ratings).
+type readFn struct {
+	Base
+	// Buffer overrides readBuffer when positive (tests).
+	Buffer int
+}
+
+// chunker buffers a file's ratings by user for readFn.
+type chunker struct {
+	max, n int
+	order  []string
+	by     map[string]*chunk
+	emit   func(string, chunk)
+	count  func(user string, c *chunk)
+}
+
+func (c *chunker) add(user, item string, v float64) {
+	b := c.by[user]
+	if b == nil {
+		b = &chunk{}
+		c.by[user] = b
+		c.order = append(c.order, user)
+	}
+	b.Items = append(b.Items, item)
+	b.Vals = append(b.Vals, v)
+	if c.n++; c.n >= c.max {
+		c.flush()
+	}
+}
+
+func (c *chunker) flush() {
+	for _, u := range c.order {
+		c.count(u, c.by[u])
+		c.emit(u, *c.by[u])
+	}
+	c.n, c.order = 0, c.order[:0]
+	clear(c.by)
+}
+
+func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(string, chunk)) error {
 	j, err := f.decode()
 	if err != nil {
 		return err
@@ -157,6 +218,17 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 		return fmt.Errorf("pipeline: %s: %w", path, err)
 	}
 	defer r.Close()
+	c := &chunker{max: readBuffer, by: map[string]*chunk{}, emit: emit, count: func(u string, c *chunk) {
+		n := len(u)
+		for _, it := range c.Items {
+			n += len(it) + 8
+		}
+		f.shuffled(ctx, "ratings by user", n) // an element is a chunk
+		f.counted(ctx, "ratings read", len(c.Items))
+	}}
+	if f.Buffer > 0 {
+		c.max = f.Buffer
+	}
 	if j.Read.Format == ratings.FormatSweetRS {
 		// The one format whose repeated (user, item) pairs are averaged
 		// within a file: read it whole (ratings.Read averages them).
@@ -165,15 +237,14 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 			return err
 		}
 		for t := range d.Ratings.All() {
-			u, it := d.Users.ID(int(t.User)), d.Items.ID(int(t.Item))
-			f.shuffled(ctx, "ratings by user", len(u)+len(it)+8)
-			emit(u, rating{Item: it, Value: t.Value})
+			c.add(d.Users.ID(int(t.User)), d.Items.ID(int(t.Item)), t.Value)
 		}
+		c.flush()
 		return nil
 	}
 	// Every other format is streamed record by record (ratings.Scan:
-	// Read's parser without the matrix), so a task holds one record at a
-	// time, not its file. A value is stored as ratings.Read stores it
+	// Read's parser without the matrix), so a task holds at most its
+	// buffer, not its file. A value is stored as ratings.Read stores it
 	// (rounded to the nearest float32, a zero as +0); a pair of
 	// implicit data is 1.
 	_, err = ratings.Scan(ctx, r, path, j.Read, func(rec ratings.Record) error {
@@ -185,11 +256,14 @@ func (f *readFn) ProcessElement(ctx context.Context, path string, emit func(stri
 				v = 0
 			}
 		}
-		f.shuffled(ctx, "ratings by user", len(rec.User)+len(rec.Item)+8)
-		emit(rec.User, rating{Item: rec.Item, Value: v})
+		c.add(rec.User, rec.Item, v)
 		return nil
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	c.flush()
+	return nil
 }
 
 // prepareFn gathers one user's ratings: only candidate items (the
@@ -201,7 +275,7 @@ type prepareFn struct {
 	catalog map[string]bool
 }
 
-func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit func(userRec)) error {
+func (f *prepareFn) ProcessElement(user string, next func(*chunk) bool, emit func(userRec)) error {
 	rs, err := f.gather(user, next)
 	if err != nil {
 		return err
@@ -211,13 +285,10 @@ func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit fu
 	for q, r := range rs {
 		u.Items[q], u.Vals[q] = r.Item, math.Min(math.Max(r.Value, o.Min), o.Max)
 	}
-	pos := f.plan.Subset(user, len(rs))
-	if pos == nil {
-		u.CItems, u.CVals = u.Items, u.Vals
-	} else {
-		for _, q := range pos {
-			u.CItems = append(u.CItems, u.Items[q])
-			u.CVals = append(u.CVals, u.Vals[q])
+	if pos := f.plan.Subset(user, len(rs)); pos != nil {
+		u.Capped, u.Sub = true, make([]int32, len(pos))
+		for k, q := range pos {
+			u.Sub[k] = int32(q)
 		}
 	}
 	emit(u)
@@ -227,7 +298,7 @@ func (f *prepareFn) ProcessElement(user string, next func(*rating) bool, emit fu
 // gather returns one user's ratings of candidate items (the catalogue's,
 // if any), as read, in the canonical order of the item IDs, and refuses
 // a duplicate (user, item) pair.
-func (f *prepareFn) gather(user string, next func(*rating) bool) ([]rating, error) {
+func (f *prepareFn) gather(user string, next func(*chunk) bool) ([]rating, error) {
 	if f.plan == nil {
 		p, err := f.newPlan()
 		if err != nil {
@@ -241,7 +312,13 @@ func (f *prepareFn) gather(user string, next func(*rating) bool) ([]rating, erro
 			}
 		}
 	}
-	rs := collect(next)
+	var rs []rating
+	var c chunk
+	for next(&c) {
+		for q, it := range c.Items {
+			rs = append(rs, rating{Item: it, Value: c.Vals[q]})
+		}
+	}
 	if f.catalog != nil {
 		rs = slices.DeleteFunc(rs, func(r rating) bool { return !f.catalog[r.Item] })
 	}
@@ -277,11 +354,12 @@ func (f *meanTermFn) ProcessElement(ctx context.Context, u userRec, emit func(su
 		}
 		f.plan = p
 	}
-	if len(u.CVals) == 0 {
+	_, cv := u.contributed()
+	if len(cv) == 0 {
 		return nil
 	}
 	f.shuffled(ctx, "mean terms", 4*16)
-	emit(sums(f.plan.UserMean(u.CVals)))
+	emit(sums(f.plan.UserMean(cv)))
 	return nil
 }
 
@@ -354,30 +432,22 @@ func (f *startCombineFn) MergeAccumulators(a, b packed) packed {
 }
 func (f *startCombineFn) ExtractOutput(a packed) packed { return a }
 
-// gramCombineFn adds users' terms of an item's Gram matrix and
-// right-hand side exactly (userdp.Plan.AddItemTerm).
-type gramCombineFn struct {
-	Base
-	p *userdp.Plan
-}
+// gramCombineFn merges exact partial sums of an item's Gram matrix and
+// right-hand side (each a bundle's, see userStepFn) in any order.
+type gramCombineFn struct{}
 
-func (f *gramCombineFn) CreateAccumulator() gramSums { return gramSums{} }
-func (f *gramCombineFn) AddInput(a gramSums, t itemTerm) (gramSums, error) {
-	if f.p == nil {
-		p, err := f.newPlan()
-		if err != nil {
-			return a, err
-		}
-		f.p = p
-	}
+// addItemTerm adds one user's term t to an item's exact sums a
+// (userdp.Plan.AddItemTerm), allocating them at the first term.
+func addItemTerm(p *userdp.Plan, a gramSums, t itemTerm) gramSums {
 	if a.G == nil {
 		r := len(t.U)
 		a = gramSums{G: make([]exactsum.Sum, r*r), H: make([]exactsum.Sum, r)}
 	}
-	f.p.AddItemTerm(a.G, a.H, t.W, t.E, t.U)
-	return a, nil
+	p.AddItemTerm(a.G, a.H, t.W, t.E, t.U)
+	return a
 }
-func (f *gramCombineFn) MergeAccumulators(a, b gramSums) gramSums {
+
+func (gramCombineFn) MergeAccumulators(a, b gramSums) gramSums {
 	if a.G == nil {
 		return b
 	}
@@ -389,12 +459,21 @@ func (f *gramCombineFn) MergeAccumulators(a, b gramSums) gramSums {
 	}
 	return a
 }
-func (f *gramCombineFn) ExtractOutput(a gramSums) gramSums { return a }
 
-// countTermFn emits a user's exact count term for each contributed item.
+// countTermFn adds users' exact count terms per contributed item over
+// a bundle and emits the bundle's sum per item at its end, in canonical
+// item order. The sums are exact, so this partial sum is the same
+// integer whatever the bundle; it spares the shuffle one element per
+// rating (Beam's lifted combine caches 2000 keys a bundle: with more
+// items it emits a partial sum at nearly every rating).
 type countTermFn struct {
 	Base
 	plan *userdp.Plan
+	acc  map[string]*exactsum.Sum
+}
+
+func (f *countTermFn) StartBundle(_ context.Context, _ func(string, exactsum.Sum)) {
+	f.acc = map[string]*exactsum.Sum{}
 }
 
 func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(string, exactsum.Sum)) error {
@@ -405,16 +484,34 @@ func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(s
 		}
 		f.plan = p
 	}
-	if len(u.CItems) == 0 {
+	ci, _ := u.contributed()
+	if len(ci) == 0 {
 		return nil
 	}
 	var w exactsum.Sum
-	f.plan.AddCount(&w, f.plan.CountWeight(len(u.CItems)))
-	for _, id := range u.CItems {
-		f.shuffled(ctx, "count terms by item", len(id)+16)
-		emit(id, w)
+	f.plan.AddCount(&w, f.plan.CountWeight(len(ci)))
+	for _, id := range ci {
+		a := f.acc[id]
+		if a == nil {
+			a = &exactsum.Sum{}
+			f.acc[id] = a
+		}
+		a.Merge(w)
 	}
 	return nil
+}
+
+func (f *countTermFn) FinishBundle(ctx context.Context, emit func(string, exactsum.Sum)) {
+	emitSums(ctx, &f.Base, f.acc, emit)
+	f.acc = nil
+}
+
+// emitSums emits a bundle's count sums per item, in canonical item order.
+func emitSums(ctx context.Context, b *Base, acc map[string]*exactsum.Sum, emit func(string, exactsum.Sum)) {
+	for _, id := range slices.SortedFunc(maps.Keys(acc), userdp.CompareIDs) {
+		b.shuffled(ctx, "count terms by item", len(id)+16)
+		emit(id, *acc[id])
+	}
 }
 
 // countFn releases an item's count from its exact sum and keeps the item
@@ -467,6 +564,7 @@ func (f *selectFn) ProcessElement(_ []byte, side func(*sums) bool, next func(*it
 		rel.ItemIDs = append(rel.ItemIDs, c.Item)
 		rel.Counts = append(rel.Counts, c.V)
 	}
+	f.progress(stageCounts, 0, fmt.Sprintf("released, %d %s selected", len(rel.ItemIDs), plural(len(rel.ItemIDs), "item", "items")))
 	emit(rel)
 	return nil
 }
@@ -504,14 +602,17 @@ func sideRelease(x **relIndex, p *userdp.Plan, next func(*release) bool) (*relIn
 	return *x, nil
 }
 
-// split maps a user's contributed ratings to released indices.
-func (x *relIndex) split(u *userRec) (kc []int32, kv, tail []float64) {
-	return userdp.SplitReleased(labels(len(u.CItems)), u.CVals, func(q int32) int32 {
-		if j, ok := x.index[u.CItems[q]]; ok {
+// split maps a user's contributed ratings to released indices; n is the
+// number of contributed ratings.
+func (x *relIndex) split(u *userRec) (kc []int32, kv, tail []float64, n int) {
+	ci, cv := u.contributed()
+	kc, kv, tail = userdp.SplitReleased(labels(len(ci)), cv, func(q int32) int32 {
+		if j, ok := x.index[ci[q]]; ok {
 			return j
 		}
 		return -1
 	})
+	return kc, kv, tail, len(ci)
 }
 
 // own maps all of a user's ratings to released indices (−1 for others).
@@ -534,10 +635,21 @@ func labels(n int) []int32 {
 	return l
 }
 
-// userBiasFn emits a user's bias terms per released item, and tail terms.
+// userBiasFn adds users' bias terms per released item, and their tail
+// terms, over a bundle, and emits the bundle's exact sums (per item, in
+// canonical order, and the tail) at its end, as countTermFn does.
 type userBiasFn struct {
 	Base
 	rel *relIndex
+
+	acc       []weighted // by released index
+	seen      []bool
+	tail      weighted
+	tailTerms bool
+}
+
+func (f *userBiasFn) StartBundle(_ context.Context, _ func(*sums) bool, _ func(*release) bool, _ func(string, weighted), _ func(weighted)) {
+	f.acc, f.seen, f.tail, f.tailTerms = nil, nil, weighted{}, false
 }
 
 func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emitItem func(string, weighted), emitTail func(weighted)) error {
@@ -549,7 +661,10 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	if err != nil {
 		return err
 	}
-	kc, kv, tail := x.split(&u)
+	if f.acc == nil {
+		f.acc, f.seen = make([]weighted, len(x.rel.ItemIDs)), make([]bool, len(x.rel.ItemIDs))
+	}
+	kc, kv, tail, nc := x.split(&u)
 	if !p.WithTail() {
 		tail = nil
 	}
@@ -557,19 +672,33 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 		return nil
 	}
 	beta := p.UserOffset(u.Vals, mu)
-	ts, tw, ok := p.UserBias(mu, beta, len(u.CItems), kc, kv, tail, func(j int32, term, weight float64) {
+	ts, tw, ok := p.UserBias(mu, beta, nc, kc, kv, tail, func(j int32, term, weight float64) {
 		var w weighted
 		p.AddBias(&w.S, &w.W, term, weight)
-		f.shuffled(ctx, "bias terms by item", len(x.rel.ItemIDs[j])+32)
-		emitItem(x.rel.ItemIDs[j], w)
+		f.acc[j] = weightedCombineFn{}.MergeAccumulators(f.acc[j], w)
+		f.seen[j] = true
 	})
 	if ok {
 		var w weighted
 		p.AddTail(&w.S, &w.W, ts, tw)
-		f.shuffled(ctx, "tail terms", 32)
-		emitTail(w)
+		f.tail = weightedCombineFn{}.MergeAccumulators(f.tail, w)
+		f.tailTerms = true
 	}
 	return nil
+}
+
+func (f *userBiasFn) FinishBundle(ctx context.Context, _ func(*sums) bool, _ func(*release) bool, emitItem func(string, weighted), emitTail func(weighted)) {
+	for j, ok := range f.seen {
+		if ok {
+			f.shuffled(ctx, "bias terms by item", len(f.rel.rel.ItemIDs[j])+32)
+			emitItem(f.rel.rel.ItemIDs[j], f.acc[j])
+		}
+	}
+	if f.tailTerms {
+		f.shuffled(ctx, "tail terms", 32)
+		emitTail(f.tail)
+	}
+	f.acc, f.seen = nil, nil
 }
 
 // biasFn releases an item's bias from its exact sums.
@@ -635,6 +764,7 @@ func (f *assembleFn) ProcessElement(rel release, side func(*sums) bool, biases f
 	if r := p.Options().Rank; r > 0 {
 		rel.V = make([]float64, n*r)
 	}
+	f.progress(stageBiases, 0, "released")
 	emit(rel)
 	return nil
 }
@@ -662,7 +792,7 @@ func (f *startTermFn) ProcessElement(ctx context.Context, u userRec, side func(*
 	if f.pos == nil {
 		_, f.pos = userdp.StartPositions(x.shead)
 	}
-	kc, kv, _ := x.split(&u)
+	kc, kv, _, _ := x.split(&u)
 	w := p.FactorWeights(kc, x.rel.Counts, x.shead)
 	beta := p.UserOffset(u.Vals, mu)
 	idx, z := p.StartTerms(mu, beta, x.rel.ItemBias, f.pos, kc, kv, w, nil, nil)
@@ -683,12 +813,14 @@ func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*
 		return err
 	}
 	if p.Options().Rank == 0 {
+		f.progress(stageStart, 0, "none: the plan releases no factors")
 		emit(rel)
 		return nil
 	}
 	head := p.Head(rel.Counts)
 	if !p.PCAStart() {
 		p.RandomStart(rel.ItemIDs, head, rel.V)
+		f.progress(stageStart, 0, "released (random)")
 		emit(rel)
 		return nil
 	}
@@ -704,12 +836,18 @@ func (f *startFn) ProcessElement(rel release, side func(*sums) bool, next func(*
 			return err
 		}
 	}
+	f.progress(stageStart, 0, "released (PCA)")
 	emit(rel)
 	return nil
 }
 
 // userStepFn is a user's part of ALS step Step: the user's own fit from
-// the release, then one term per contributed head item.
+// the release, then one term per contributed head item, added to the
+// bundle's exact sums of that item's Gram matrix and right-hand side;
+// at the bundle's end it emits one partial sum per item, in canonical
+// order (as countTermFn does: the sums are exact, so the partition does
+// not matter, and the shuffle carries at most one element per head item
+// and bundle instead of one per rating).
 type userStepFn struct {
 	Base
 	Step int
@@ -717,9 +855,14 @@ type userStepFn struct {
 	rel    *relIndex
 	res    *userdp.Result
 	solver *userdp.Solver
+	acc    []gramSums // by released index
 }
 
-func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(string, itemTerm)) error {
+func (f *userStepFn) StartBundle(_ context.Context, _ func(*sums) bool, _ func(*release) bool, _ func(string, gramSums)) {
+	f.acc = nil
+}
+
+func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emit func(string, gramSums)) error {
 	p, mu, err := f.ready(side)
 	if err != nil {
 		return err
@@ -736,21 +879,36 @@ func (f *userStepFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 		f.res = fitModel(x.rel, mu, o)
 		f.solver = p.NewSolver()
 	}
+	if f.acc == nil {
+		f.acc = make([]gramSums, len(x.rel.ItemIDs))
+	}
 	uf := make([]float64, o.Rank)
 	var ub float64
 	f.solver.FoldIn(f.res, x.rel.V, x.own(&u), u.Vals, uf, &ub)
-	kc, kv, _ := x.split(&u)
+	kc, kv, _, _ := x.split(&u)
 	w := p.FactorWeights(kc, x.rel.Counts, x.head)
+	uc := make([]float64, o.Rank)
 	for q, j := range kc {
 		if w[q] == 0 {
 			continue
 		}
-		uc := make([]float64, o.Rank)
+		clear(uc)
 		e := p.ItemTerm(uf, uc, kv[q], mu, x.rel.ItemBias[j], ub)
-		f.shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(x.rel.ItemIDs[j])+16+8*len(uc))
-		emit(x.rel.ItemIDs[j], itemTerm{W: w[q], E: e, U: uc})
+		f.acc[j] = addItemTerm(p, f.acc[j], itemTerm{W: w[q], E: e, U: uc})
 	}
 	return nil
+}
+
+func (f *userStepFn) FinishBundle(ctx context.Context, _ func(*sums) bool, _ func(*release) bool, emit func(string, gramSums)) {
+	for j, a := range f.acc {
+		if a.G == nil {
+			continue
+		}
+		id := f.rel.rel.ItemIDs[j]
+		f.shuffled(ctx, fmt.Sprintf("ALS step %d terms by item", f.Step+1), len(id)+16*(len(a.G)+len(a.H)))
+		emit(id, a)
+	}
+	f.acc = nil
 }
 
 // releaseBytes is the payload size of a release.
@@ -819,6 +977,7 @@ func (f *stepFn) ProcessElement(ctx context.Context, rel release, side func(*sum
 	}
 	r := p.Options().Rank
 	if r == 0 {
+		f.progress(stageStep, f.Step, "none: the plan releases no factors")
 		emit(rel)
 		return nil
 	}
@@ -847,6 +1006,7 @@ func (f *stepFn) ProcessElement(ctx context.Context, rel release, side func(*sum
 	userdp.NormalizeRows(v, r, head)
 	rel.V = v
 	f.shuffled(ctx, "release broadcast (side input, per step)", releaseBytes(&rel))
+	f.progress(stageStep, f.Step, "V released")
 	emit(rel)
 	return nil
 }
@@ -868,7 +1028,11 @@ func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*su
 	o := p.Options()
 	res := fitModel(&rel, mu, o)
 	res.Report = p.Report()
-	return f.saveTo(ctx, f.Save, f.Force, res)
+	if err := f.saveTo(ctx, f.Save, f.Force, res); err != nil {
+		return err
+	}
+	f.progress(stageWrite, 0, "written to "+f.Save)
+	return nil
 }
 
 // saveTo writes res as a dpmc model file, with its privacy report, to
@@ -905,14 +1069,14 @@ func (b *Base) saveTo(ctx context.Context, path string, force bool, res *userdp.
 func init() {
 	// Generic registration: the SDK calls the DoFns, emitters and
 	// iterators without reflection.
-	register.DoFn3x1[context.Context, string, func(string, rating), error](&readFn{})
-	register.DoFn3x1[string, func(*rating) bool, func(userRec), error](&prepareFn{})
+	register.DoFn3x1[context.Context, string, func(string, chunk), error](&readFn{})
+	register.DoFn3x1[string, func(*chunk) bool, func(userRec), error](&prepareFn{})
 	register.DoFn3x1[context.Context, userRec, func(sums), error](&meanTermFn{})
 	register.Combiner1[sums](&meanCombineFn{})
 	register.Combiner1[exactsum.Sum](&sumCombineFn{})
 	register.Combiner1[weighted](&weightedCombineFn{})
 	register.Combiner3[packed, startTerm, packed](&startCombineFn{})
-	register.Combiner3[gramSums, itemTerm, gramSums](&gramCombineFn{})
+	register.Combiner1[gramSums](&gramCombineFn{})
 	register.DoFn3x1[context.Context, userRec, func(string, exactsum.Sum), error](&countTermFn{})
 	register.DoFn4x1[string, exactsum.Sum, func(*sums) bool, func(itemValue), error](&countFn{})
 	register.DoFn4x1[[]byte, func(*sums) bool, func(*itemValue) bool, func(release), error](&selectFn{})
@@ -921,15 +1085,15 @@ func init() {
 	register.DoFn5x1[release, func(*sums) bool, func(*itemValue) bool, func(*weighted) bool, func(release), error](&assembleFn{})
 	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(startTerm), error](&startTermFn{})
 	register.DoFn4x1[release, func(*sums) bool, func(*packed) bool, func(release), error](&startFn{})
-	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, itemTerm), error](&userStepFn{})
+	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, gramSums), error](&userStepFn{})
 	register.DoFn5x1[string, gramSums, func(*sums) bool, func(*release) bool, func(itemRow), error](&itemStepFn{})
 	register.DoFn5x1[context.Context, release, func(*sums) bool, func(*itemRow) bool, func(release), error](&stepFn{})
 	register.DoFn3x1[context.Context, release, func(*sums) bool, error](&writeFn{})
 
-	register.Emitter2[string, rating]()
+	register.Emitter2[string, chunk]()
 	register.Emitter2[string, weighted]()
 	register.Emitter2[string, exactsum.Sum]()
-	register.Emitter2[string, itemTerm]()
+	register.Emitter2[string, gramSums]()
 	register.Emitter1[userRec]()
 	register.Emitter1[sums]()
 	register.Emitter1[weighted]()
@@ -938,7 +1102,7 @@ func init() {
 	register.Emitter1[startTerm]()
 	register.Emitter1[itemRow]()
 
-	register.Iter1[rating]()
+	register.Iter1[chunk]()
 	register.Iter1[weighted]()
 	register.Iter1[sums]()
 	register.Iter1[itemValue]()

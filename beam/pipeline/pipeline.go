@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
@@ -55,6 +56,18 @@ type Config struct {
 	// which are not private. Off by default: the error says what is wrong
 	// without the IDs.
 	LogIDs bool
+	// ReadBuffer is the number of ratings a read task buffers, grouped
+	// by user, before it emits them as one element per user (default,
+	// when 0: 65 536, about 2 MB). A larger buffer gives the grouping by
+	// user fewer elements when a file's lines are not in user order.
+	ReadBuffer int
+	// Progress prints a line per stage on stderr (see "Progress lines"
+	// in progress.go): Run's first line when it submits the job, then
+	// one from each one-element stage as it completes, on the stderr of
+	// the worker that runs it (on Prism, this process's). The lines name
+	// stages and the number of released items, never a figure of the
+	// data. Off by default; dpmc-beam turns it on.
+	Progress bool
 }
 
 // ErrConfig is wrapped by every error about a bad Config.
@@ -149,7 +162,7 @@ func Build(s beam.Scope, c *Config) error {
 	for k, f := range c.Files {
 		files[k] = f
 	}
-	byUser := beam.GroupByKey(s, beam.ParDo(s.Scope("read"), &readFn{b}, beam.Create(s, files...)))
+	byUser := beam.GroupByKey(s, beam.ParDo(s.Scope("read"), &readFn{Base: b, Buffer: c.ReadBuffer}, beam.Create(s, files...)))
 	if o.Objective == userdp.ObjectiveRanking {
 		buildRanking(s, b, byUser, c.Save, c.Force)
 		return nil
@@ -187,7 +200,7 @@ func Build(s beam.Scope, c *Config) error {
 		for step := range o.Iters {
 			sc := s.Scope(fmt.Sprintf("ALS step %d", step+1))
 			terms := beam.ParDo(sc, &userStepFn{Base: b, Step: step}, users, g, beam.SideInput{Input: rel})
-			gs := beam.CombinePerKey(sc, &gramCombineFn{Base: b}, terms)
+			gs := beam.CombinePerKey(sc, &gramCombineFn{}, terms)
 			rows := beam.ParDo(sc, &itemStepFn{Base: b, Step: step}, gs, g, beam.SideInput{Input: rel})
 			rel = beam.ParDo(sc, &stepFn{Base: b, Step: step}, rel, g, beam.SideInput{Input: rows})
 		}
@@ -202,7 +215,10 @@ func Build(s beam.Scope, c *Config) error {
 // while every worker of one launch decodes the same job.
 func newJob(c *Config, o userdp.Options) ([]byte, error) {
 	o.Progress = nil
-	j := &job{Opts: o, Read: c.Read, Counters: c.ShuffleCounters, LogIDs: c.LogIDs}
+	j := &job{Opts: o, Read: c.Read, Counters: c.ShuffleCounters, LogIDs: c.LogIDs, Progress: c.Progress}
+	if c.Progress {
+		j.Launched = time.Now().UnixNano()
+	}
 	if !o.Seeded {
 		if len(c.Key) == 0 {
 			c.Key = make([]byte, 32)
@@ -229,6 +245,9 @@ func Run(ctx context.Context, c *Config) (map[string]int64, error) {
 	p, s := beam.NewPipelineWithRoot()
 	if err := Build(s, c); err != nil {
 		return nil, err
+	}
+	if c.Progress {
+		submitted(os.Stderr, c)
 	}
 	res, err := beamx.RunWithMetrics(ctx, p)
 	if err != nil {

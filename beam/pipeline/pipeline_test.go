@@ -140,6 +140,9 @@ func TestPipelineMatchesTrain(t *testing.T) {
 				// terms in another order and partition, and the exact
 				// sums give Train's release all the same.
 				cfg.Files = shuffleSplit(t, file, 3, 9)
+				// A small read buffer: each user's ratings reach the
+				// grouping in many chunks.
+				cfg.ReadBuffer = 997
 			}
 			d, err := ratings.Load(file, cfg.Read)
 			if err != nil {
@@ -227,12 +230,12 @@ func TestCombinersOrderFree(t *testing.T) {
 	for k := range terms {
 		terms[k] = itemTerm{W: r.Float64(), E: 2*r.Float64() - 1, U: []float64{r.NormFloat64(), r.NormFloat64(), r.NormFloat64()}}
 	}
-	gc := &gramCombineFn{p: p}
+	gc := gramCombineFn{}
 	sum := func(ts []itemTerm, parts int) gramSums {
-		accs := make([]gramSums, parts)
+		accs := make([]gramSums, parts) // bundles' partial sums (userStepFn)
 		for _, t := range ts {
 			k := r.IntN(parts)
-			accs[k], _ = gc.AddInput(accs[k], t)
+			accs[k] = addItemTerm(p, accs[k], t)
 		}
 		r.Shuffle(parts, func(a, b int) { accs[a], accs[b] = accs[b], accs[a] })
 		var out gramSums
@@ -400,7 +403,7 @@ func TestShuffleCountersOnlyWhenAsked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if on && counters["ratings by user elements"] == 0 {
+		if on && (counters["ratings by user elements"] == 0 || counters["ratings read"] == 0) {
 			t.Errorf("ShuffleCounters on: counters %v lack the ratings", counters)
 		}
 		if !on && len(counters) != 0 {
@@ -419,12 +422,13 @@ func TestDuplicatePairHidesIDs(t *testing.T) {
 			t.Fatal(err)
 		}
 		f := &prepareFn{Base: Base{Job: enc}}
-		rs := []rating{{Item: "secret-item", Value: 3}, {Item: "secret-item", Value: 4}}
-		next := func(r *rating) bool {
-			if len(rs) == 0 {
+		// Two chunks (two files, or two flushes of one read's buffer).
+		cs := []chunk{{Items: []string{"a", "secret-item"}, Vals: []float64{1, 3}}, {Items: []string{"secret-item"}, Vals: []float64{4}}}
+		next := func(c *chunk) bool {
+			if len(cs) == 0 {
 				return false
 			}
-			*r, rs = rs[0], rs[1:]
+			*c, cs = cs[0], cs[1:]
 			return true
 		}
 		err = f.ProcessElement("secret-user", next, func(userRec) {})

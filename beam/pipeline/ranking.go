@@ -85,7 +85,7 @@ type rankPrepareFn struct {
 	prepareFn
 }
 
-func (f *rankPrepareFn) ProcessElement(user string, next func(*rating) bool, emit func(rankUser)) error {
+func (f *rankPrepareFn) ProcessElement(user string, next func(*chunk) bool, emit func(rankUser)) error {
 	rs, err := f.gather(user, next)
 	if err != nil {
 		return err
@@ -129,11 +129,17 @@ func (f *rankUserTermFn) ProcessElement(ctx context.Context, u rankUser, emit fu
 	return nil
 }
 
-// rankCountTermFn emits a user's exact positive count term for each
-// contributed positive.
+// rankCountTermFn adds users' exact positive count terms per
+// contributed positive over a bundle and emits the bundle's sum per item
+// at its end, in canonical item order, as countTermFn does.
 type rankCountTermFn struct {
 	Base
 	plan *userdp.Plan
+	acc  map[string]*exactsum.Sum
+}
+
+func (f *rankCountTermFn) StartBundle(_ context.Context, _ func(string, exactsum.Sum)) {
+	f.acc = map[string]*exactsum.Sum{}
 }
 
 func (f *rankCountTermFn) ProcessElement(ctx context.Context, u rankUser, emit func(string, exactsum.Sum)) error {
@@ -147,10 +153,19 @@ func (f *rankCountTermFn) ProcessElement(ctx context.Context, u rankUser, emit f
 	var w exactsum.Sum
 	f.plan.AddPositive(&w, len(u.Pos))
 	for _, id := range u.Pos {
-		f.shuffled(ctx, "count terms by item", len(id)+16)
-		emit(id, w)
+		a := f.acc[id]
+		if a == nil {
+			a = &exactsum.Sum{}
+			f.acc[id] = a
+		}
+		a.Merge(w)
 	}
 	return nil
+}
+
+func (f *rankCountTermFn) FinishBundle(ctx context.Context, emit func(string, exactsum.Sum)) {
+	emitSums(ctx, &f.Base, f.acc, emit)
+	f.acc = nil
 }
 
 // rankHead is the head of the Gram, from the release (NewRanking): each
@@ -305,6 +320,9 @@ func (f *rankWriteFn) ProcessElement(ctx context.Context, rel release, side func
 		if err := p.RankComponents(rk, g, m); err != nil {
 			return err
 		}
+		f.progress(stageGram, 0, fmt.Sprintf("released (%d head items), components computed", m))
+	} else {
+		f.progress(stageGram, 0, "none: no head items")
 	}
 	res := &userdp.Result{
 		Mu: mu, Min: o.Min, Max: o.Max,
@@ -313,14 +331,18 @@ func (f *rankWriteFn) ProcessElement(ctx context.Context, rel release, side func
 		ItemIDs: rel.ItemIDs, ItemBias: make([]float64, len(rel.ItemIDs)), Counts: rel.Counts,
 		Ranking: rk,
 	}
-	return f.saveTo(ctx, f.Save, f.Force, res)
+	if err := f.saveTo(ctx, f.Save, f.Force, res); err != nil {
+		return err
+	}
+	f.progress(stageWrite, 0, "written to "+f.Save)
+	return nil
 }
 
 func init() {
 	for _, t := range []any{rankUser{}, gramTerm{}, gramRow{}, noisyRow{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
-	register.DoFn3x1[string, func(*rating) bool, func(rankUser), error](&rankPrepareFn{})
+	register.DoFn3x1[string, func(*chunk) bool, func(rankUser), error](&rankPrepareFn{})
 	register.DoFn3x1[context.Context, rankUser, func(sums), error](&rankUserTermFn{})
 	register.DoFn3x1[context.Context, rankUser, func(string, exactsum.Sum), error](&rankCountTermFn{})
 	register.DoFn5x1[context.Context, rankUser, func(*sums) bool, func(*release) bool, func(int32, gramTerm), error](&rankGramTermFn{})

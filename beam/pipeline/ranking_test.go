@@ -64,6 +64,7 @@ func TestRankingMatchesTrain(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Files = shuffleSplit(t, file, 3, 11)
+			cfg.ReadBuffer = 101 // each user's ratings in many chunks
 			o := userdp.Defaults(30, 1e-6, lo, hi)
 			o.Objective = userdp.ObjectiveRanking
 			if c.implicit {

@@ -11,21 +11,46 @@ import (
 // The pipeline's element types. Every field is exported so that Beam's
 // schema coder can encode them.
 
-// rating is one rating of a user (the key): the item's ID and the value.
+// rating is one rating of a user: the item's ID and the value.
 type rating struct {
 	Item  string
 	Value float64
 }
 
+// chunk is some of one user's (the key's) ratings from one file, in the
+// file's order: what the read emits, so that the grouping by user moves
+// one element per user and file (per buffer flush, see readFn) instead
+// of one per rating.
+type chunk struct {
+	Items []string
+	Vals  []float64
+}
+
 // userRec is one user's data after the per-user preparation: all the
 // user's ratings of candidate items (clipped to the rating range) in the
-// canonical order of the item IDs, and the contributed subset.
+// canonical order of the item IDs, and the contributed subset: all of
+// them unless Capped, else the positions Sub (ascending). The subset is
+// kept as positions, not as a copy of the IDs and values, because every
+// per-user stage receives the record: on Prism each element's bytes.
 type userRec struct {
 	ID     string
 	Items  []string
 	Vals   []float64
-	CItems []string
-	CVals  []float64
+	Capped bool
+	Sub    []int32
+}
+
+// contributed returns the user's contributed ratings: the item IDs and
+// values of the subset (Items and Vals themselves unless Capped).
+func (u *userRec) contributed() ([]string, []float64) {
+	if !u.Capped {
+		return u.Items, u.Vals
+	}
+	items, vals := make([]string, len(u.Sub)), make([]float64, len(u.Sub))
+	for k, q := range u.Sub {
+		items[k], vals[k] = u.Items[q], u.Vals[q]
+	}
+	return items, vals
 }
 
 // sums are exact sums of the global mean's terms (userdp.MeanSums):
@@ -51,8 +76,9 @@ type packed struct {
 }
 
 // gramSums are an item's exact Gram matrix (r × r, lower triangle) and
-// right-hand side in an ALS step (userdp.Plan.AddItemTerm): a combiner's
-// accumulator; nil until the first term.
+// right-hand side in an ALS step (userdp.Plan.AddItemTerm): a bundle's
+// partial sum (userStepFn) and the combiner's accumulator; nil until the
+// first term.
 type gramSums struct {
 	G, H []exactsum.Sum
 }
@@ -81,7 +107,8 @@ type startTerm struct {
 }
 
 // itemTerm is one user's term of an item's Gram matrix and right-hand
-// side: weight, clipped residual and clipped factor.
+// side: weight, clipped residual and clipped factor (added to a bundle's
+// gramSums by userStepFn, not shuffled).
 type itemTerm struct {
 	W, E float64
 	U    []float64
@@ -94,7 +121,7 @@ type itemRow struct {
 }
 
 func init() {
-	for _, t := range []any{rating{}, userRec{}, sums{}, weighted{}, packed{}, gramSums{}, exactsum.Sum{}, itemValue{}, release{}, startTerm{}, itemTerm{}, itemRow{}} {
+	for _, t := range []any{chunk{}, userRec{}, sums{}, weighted{}, packed{}, gramSums{}, exactsum.Sum{}, itemValue{}, release{}, startTerm{}, itemRow{}} {
 		beam.RegisterType(reflect.TypeOf(t))
 	}
 }

@@ -69,6 +69,9 @@ func run(ctx context.Context, f *pipeline.Flags, changed func(string) bool) erro
 	if err := checkSave(cfg.Save, cfg.Force, cfg.Files, f.Items); err != nil {
 		return err
 	}
+	// A line per stage on stderr (pipeline.Config.Progress): a handful
+	// of lines whatever the data's size.
+	cfg.Progress = true
 	if cfg.Options.Seeded {
 		fmt.Fprintln(os.Stderr, "dpmc-beam: warning: --seed makes the noise reproducible: this run is NOT private (experiments only)")
 	}

@@ -19,8 +19,10 @@
 //     same into float64s, for the float64 kernels to sum (on CPUs with
 //     AVX2 but not AVX-512).
 //
-// SyrkLower's AVX-512 kernel is written out by syrk4_gen.py (run it from
-// this directory); the others are written by hand.
+// SyrkLower's AVX-512 kernel is written out by package f64's
+// syrk4_gen.py, from the loops of f64's own AVX-512 kernel with float32's
+// instructions and sizes (run it from internal/asm/f64); the others are
+// written by hand.
 //
 // Matrices are row-major with a leading dimension of at least their width.
 // Every function checks that its slices are long enough and panics

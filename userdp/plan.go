@@ -524,7 +524,11 @@ func (p *Plan) decideFactors(users float64) {
 		return
 	}
 	if !o.AutoFactors {
-		r.Factors = fmt.Sprintf("rank %d, %d ALS step(s) after the PCA start, set explicitly (--rank/--iters): the users × ε rule was not applied", o.Rank, o.Iters)
+		start := "the PCA start"
+		if o.Shares.PCA == 0 {
+			start = "a random start (no PCA share)"
+		}
+		r.Factors = fmt.Sprintf("rank %d, %d ALS step(s) after %s, set explicitly (--rank/--iters): the users × ε rule was not applied", o.Rank, o.Iters, start)
 		return
 	}
 	score := users * o.Epsilon

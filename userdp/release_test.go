@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -362,5 +363,26 @@ func TestHeadRule(t *testing.T) {
 	}
 	if start := p2.StartHead(counts, head); !slices.Equal(start, head) {
 		t.Errorf("StartItems 0: start head %v, want the head %v", start, head)
+	}
+}
+
+// The report names the start the factors grew from.
+func TestReportNamesTheStart(t *testing.T) {
+	for _, c := range []struct {
+		pca  float64
+		want string
+	}{{0.5, "after the PCA start"}, {0, "after a random start (no PCA share)"}} {
+		o := Defaults(5, 1e-6, 1, 5).WithFactors(2, 1, 0.4)
+		o.Shares.PCA = c.pca
+		p, err := NewPlan(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Decide(1000); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(p.report.Factors, c.want) {
+			t.Errorf("PCA share %g: factors %q, want %q", c.pca, p.report.Factors, c.want)
+		}
 	}
 }

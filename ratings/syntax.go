@@ -391,6 +391,8 @@ func checkRange(lo, hi float64) error {
 		return fmt.Errorf("minimum %v is not below maximum %v", lo, hi)
 	case math.IsInf(hi-lo, 0):
 		return fmt.Errorf("width %v − (%v) overflows", hi, lo)
+	case math.IsInf(float64(float32(lo)), 0) || math.IsInf(float64(float32(hi)), 0):
+		return fmt.Errorf("%v, %v is beyond the float32 range (±%g) a Matrix stores its ratings in", lo, hi, math.MaxFloat32)
 	}
 	return nil
 }
@@ -400,7 +402,8 @@ func checkRange(lo, hi float64) error {
 // in the syntax of ratings (see Options) separated by one comma, white
 // space allowed around each. The result, in rating units, is meant for
 // Options.Min and Options.Max. It returns an error, prefixed "ratings:
-// rating range", unless both are finite, MIN < MAX and MAX − MIN is finite.
+// rating range", unless both are finite and within float32's range (a
+// Matrix stores ratings as float32), MIN < MAX and MAX − MIN is finite.
 func ParseRange(s string) (lo, hi float64, err error) {
 	fail := func(format string, args ...any) (float64, float64, error) {
 		return 0, 0, fmt.Errorf("ratings: rating range %q: %s", s, fmt.Sprintf(format, args...))

@@ -490,15 +490,21 @@ func (f *countTermFn) ProcessElement(ctx context.Context, u userRec, emit func(s
 	}
 	var w exactsum.Sum
 	f.plan.AddCount(&w, f.plan.CountWeight(len(ci)))
-	for _, id := range ci {
-		a := f.acc[id]
+	addToEach(f.acc, ci, w)
+	return nil
+}
+
+// addToEach merges one user's exact term w into the bundle's sum of each
+// item of ids (countTermFn, rankCountTermFn).
+func addToEach(acc map[string]*exactsum.Sum, ids []string, w exactsum.Sum) {
+	for _, id := range ids {
+		a := acc[id]
 		if a == nil {
 			a = &exactsum.Sum{}
-			f.acc[id] = a
+			acc[id] = a
 		}
 		a.Merge(w)
 	}
-	return nil
 }
 
 func (f *countTermFn) FinishBundle(ctx context.Context, emit func(string, exactsum.Sum)) {

@@ -152,14 +152,7 @@ func (f *rankCountTermFn) ProcessElement(ctx context.Context, u rankUser, emit f
 	}
 	var w exactsum.Sum
 	f.plan.AddPositive(&w, len(u.Pos))
-	for _, id := range u.Pos {
-		a := f.acc[id]
-		if a == nil {
-			a = &exactsum.Sum{}
-			f.acc[id] = a
-		}
-		a.Merge(w)
-	}
+	addToEach(f.acc, u.Pos, w)
 	return nil
 }
 

@@ -27,7 +27,8 @@ func (s *SideBySide) WriteMarkdown(w io.Writer) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "### %s beside %s\n\n", s.Generated.Name, s.Real.Name)
-	fmt.Fprintf(&b, "Both: %d runs per private point, δ = %g; the mean test RMSE of each, and the difference (generated − real; **bold** beyond ±%g).\n\n", s.Real.Runs, s.Real.Delta, s.Tolerance)
+	fmt.Fprintf(&b, "Both: %d runs per private point (%s), δ = %g; evaluation figures of the data (not released); the mean test RMSE of each, and the difference (generated − real; **bold** beyond ±%g).\n\n",
+		s.Real.Runs, map[bool]string{true: "seeded: NOT private, for tests", false: "unseeded: crypto/rand noise, as a real release"}[s.Real.Seeded || s.Generated.Seeded], s.Real.Delta, s.Tolerance)
 	b.WriteString("| model | ε | real | generated | difference |\n|---|---|---|---|---|\n")
 	within, all := 0, 0
 	worst, worstAt := 0.0, ""

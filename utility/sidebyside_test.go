@@ -20,7 +20,7 @@ func TestSideBySideMarkdown(t *testing.T) {
 		want, avoid []string
 	}{
 		{"within", SideBySide{Real: res("real", 1.05, 0.99, 1.13), Generated: res("gen", 1.055, 0.985, 1.125), Tolerance: 0.01},
-			[]string{"### gen beside real", "| " + ModelDefault + " | 1 | 1.0500 | 1.0550 | +0.0050 |", "3 of 3 figures within ±0.01", "| " + ModelMean + " | non-private |"},
+			[]string{"### gen beside real", "unseeded: crypto/rand noise", "not released", "| " + ModelDefault + " | 1 | 1.0500 | 1.0550 | +0.0050 |", "3 of 3 figures within ±0.01", "| " + ModelMean + " | non-private |"},
 			[]string{"**+", "**-"}},
 		{"beyond", SideBySide{Real: res("real", 1.05, 0.99, 1.13), Generated: res("gen", 1.05, 1.02, 1.13), Tolerance: 0.01},
 			[]string{"| **+0.0300** |", "2 of 3 figures within ±0.01; the largest difference is +0.0300 (" + ModelDefault + " at 10)"},

@@ -274,6 +274,12 @@ type Options struct {
 	// noise; tests use it to check the sensitivity bounds. It is called
 	// from the worker goroutines: set Workers to 1 with it.
 	observe func(step, item, user int, w float64, uc []float64, e float64)
+	// oracle names releases ("counts", "biases", "pca", "gram", "rhs")
+	// whose noise is divided by 1 000: an experiment that says how much
+	// each release's noise costs (rule_experiment_test.go). Only tests
+	// set it, and Validate refuses it unless Seeded: such a run is not
+	// private at the reported ε.
+	oracle []string
 }
 
 // Defaults returns the options for a target (epsilon, delta) on the public
@@ -577,6 +583,17 @@ var optionFlags = map[string]string{
 // validate is Validate.
 func (o *Options) validate() error { return o.Validate() }
 
+// knownOracle says whether every name in names is a release's.
+func knownOracle(names []string) bool {
+	var n noiseScales
+	for _, name := range names {
+		if n.byName(name) == nil {
+			return false
+		}
+	}
+	return true
+}
+
 // Validate checks every option and returns a *ParamError (wrapping
 // ErrParam) naming the first bad one, its field and its flag. NewPlan and
 // Train call it; a caller may call it first to refuse bad options before
@@ -646,6 +663,10 @@ func (o Options) Validate() error {
 		return bad("Weights", int(o.Weights), "want adaptive or uniform")
 	case o.Sampler != SamplerDiscrete && o.Sampler != SamplerFloat:
 		return bad("Sampler", int(o.Sampler), "want discrete or float")
+	case !knownOracle(o.oracle):
+		return bad("oracle", o.oracle, "names a release other than counts, biases, pca, gram or rhs")
+	case len(o.oracle) > 0 && !o.Seeded:
+		return bad("oracle", o.oracle, "reduces the noise below the reported ε: experiments only, with Seeded")
 	case o.Sampler == SamplerFloat && !o.Seeded && !o.NoNoise:
 		return bad("Sampler", "float", "is not private (its noise lies on floating-point lattices): use it only with --seed (Seeded), for comparisons, or the discrete sampler (the default)")
 	case o.Workers < 0 || o.Workers > MaxWorkers:

@@ -106,6 +106,23 @@ type noiseScales struct {
 	meanSum, meanCount, counts, biases, gram, rhs, pca noiser
 }
 
+// byName returns the release's noise by its Options.oracle name, or nil.
+func (n *noiseScales) byName(name string) *noiser {
+	switch name {
+	case "counts":
+		return &n.counts
+	case "biases":
+		return &n.biases
+	case "pca":
+		return &n.pca
+	case "gram":
+		return &n.gram
+	case "rhs":
+		return &n.rhs
+	}
+	return nil
+}
+
 // NewPlan validates opts and calibrates the first releases (the global
 // mean's sum and the number of users). It returns an error wrapping
 // ErrParam, naming the option, for invalid options.
@@ -598,6 +615,11 @@ func (p *Plan) planRest() error {
 		}
 		if p.noise.rhs, err = p.calibrate("item right-hand sides Σ w·r̃·ũ, per ALS step", o.ResidualBound*c, h*rk, als*(1-s.Gram), o.Iters); err != nil {
 			return err
+		}
+	}
+	for _, name := range o.oracle {
+		if z := p.noise.byName(name); z != nil {
+			z.sigma /= 1000
 		}
 	}
 	if o.Items == nil {

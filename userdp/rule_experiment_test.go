@@ -66,12 +66,22 @@ func TestRuleExperiment(t *testing.T) {
 				if err := ruleVariant(&o, variant); err != nil {
 					t.Fatal(err)
 				}
+				if strings.Contains(variant, "catalogue=1") {
+					items := make([]string, st.tr.Items.Len())
+					for j := range items {
+						items[j] = st.tr.Items.ID(j)
+					}
+					o = o.WithCatalogue(items)
+				}
 				res, err := Train(context.Background(), st.tr, o)
 				if err != nil {
 					t.Fatal(err)
 				}
 				r, _ := res.FoldInAll(st.tr).Errors(st.te.Ratings)
 				rs = append(rs, r)
+				if s == 0 {
+					t.Logf("%s, ε = %g: %d of %d items released, rank %d", st.name, e, len(res.ItemIDs), st.tr.Items.Len(), res.Rank)
+				}
 				if o.NoNoise {
 					break
 				}
@@ -109,7 +119,7 @@ func ruleVariant(o *Options, v string) error {
 	for _, kv := range strings.Split(v, ",") {
 		k, val, _ := strings.Cut(kv, "=")
 		f, err := strconv.ParseFloat(val, 64)
-		if err != nil {
+		if err != nil && k != "oracle" {
 			return fmt.Errorf("DPMC_VARIANT %q: %v", kv, err)
 		}
 		switch k {
@@ -133,6 +143,10 @@ func ruleVariant(o *Options, v string) error {
 			o.ClipNorm = f
 		case "threshold": // users × ε from which factors are on
 			o.AutoFactorThreshold = f
+		case "bias-lambda":
+			o.BiasLambda = f
+		case "user-bias-lambda":
+			o.UserBiasLambda = f
 		case "user-lambda":
 			o.UserLambda = f
 		case "lambda":
@@ -144,6 +158,9 @@ func ruleVariant(o *Options, v string) error {
 			o.Shares.Factors = f
 		case "pca-share":
 			o.Shares.PCA = f
+		case "catalogue": // handled by TestRuleExperiment
+		case "oracle": // oracle=gram+rhs: those releases' noise ÷ 1 000
+			o.oracle = strings.Split(val, "+")
 		case "count-share":
 			o.Shares.Biases += o.Shares.Counts - f
 			o.Shares.Counts = f

@@ -570,13 +570,14 @@ func (t *trainer) itemStepExact(ws *workspace, j int, res *Result, v, u, ub []fl
 	dense.SetRidge(ws.a, n, o.Lambda*float64(len(users)))
 	ws.a[r*n+r] = o.BiasLambda
 	clear(ws.b)
-	ws.f[r] = 1
+	rows, ys := ws.features(len(users), n)
 	for q, i := range users {
-		copy(ws.f[:r], u[int(i)*r:int(i+1)*r])
-		y := t.data.value(int(i), int(pos[q])) - res.Mu - ub[i]
-		dense.AddOuter(ws.a, n, 1, ws.f)
-		dense.Axpy(ws.b, y, ws.f)
+		row := rows[q*n : (q+1)*n]
+		copy(row[:r], u[int(i)*r:int(i+1)*r])
+		row[r] = 1
+		ys[q] = t.data.value(int(i), int(pos[q])) - res.Mu - ub[i]
 	}
+	ws.addNormal(n, rows, ys)
 	if dense.CholeskySolve(ws.a, n, ws.b) != nil {
 		return
 	}

@@ -6,23 +6,19 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 )
 
-// Item 2: the contribution cap no longer costs time linear in its value:
-// a billion plans (and trains) in well under a second, and an absurd
-// value is refused by Validate, naming the field and the flag, before any
-// work.
+// Item 2: the contribution cap no longer costs time linear in its value
+// (a billion plans and trains; a cost linear in it would run for hours),
+// and an absurd value is refused by Validate, naming the field and the
+// flag, before any work. No wall-clock bound is asserted: the test must
+// not depend on the machine's speed or load.
 func TestMaxItemsPerUserFastAndBounded(t *testing.T) {
 	d := small(t, "")
 	for _, k := range []int{1_000_000, MaxMaxItemsPerUser} {
 		o := Defaults(1, 1e-6, 1, 5)
 		o.MaxItemsPerUser = k
-		start := time.Now()
 		res := train(t, d, o)
-		if el := time.Since(start); el > 5*time.Second {
-			t.Errorf("MaxItemsPerUser = %d took %v", k, el)
-		}
 		if !(res.Report.Threshold > 0) {
 			t.Errorf("MaxItemsPerUser = %d: threshold %v", k, res.Report.Threshold)
 		}
@@ -172,6 +168,38 @@ func TestValidateHeadRule(t *testing.T) {
 		var pe *ParamError
 		if err := o.Validate(); !errors.As(err, &pe) || pe.Field != c.field {
 			t.Errorf("%s: %v, want a ParamError naming it", c.field, err)
+		}
+	}
+}
+
+// The noise oracle of the rule experiments (Options.oracle) divides a
+// release's noise below what the report's ε pays for, so Validate refuses
+// it on any run that could be taken for a release (unseeded), and any
+// name that is not a release's.
+func TestValidateRefusesOracleUnlessSeeded(t *testing.T) {
+	for _, c := range []struct {
+		oracle []string
+		seeded bool
+		ok     bool
+	}{
+		{nil, false, true},
+		{[]string{"gram", "rhs"}, true, true},
+		{[]string{"gram"}, false, false},
+		{[]string{"biases", "counts", "pca"}, false, false},
+		{[]string{"gram", "everything"}, true, false},
+	} {
+		o := Defaults(5, 1e-6, 1, 5)
+		o.oracle, o.Seeded = c.oracle, c.seeded
+		if c.seeded {
+			o.Sampler = SamplerFloat
+		}
+		err := o.Validate()
+		var pe *ParamError
+		if c.ok && err != nil {
+			t.Errorf("oracle %q, seeded %v: %v", c.oracle, c.seeded, err)
+		}
+		if !c.ok && (!errors.As(err, &pe) || pe.Field != "oracle") {
+			t.Errorf("oracle %q, seeded %v: %v, want a ParamError naming oracle", c.oracle, c.seeded, err)
 		}
 	}
 }

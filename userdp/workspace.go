@@ -3,6 +3,7 @@ package userdp
 import (
 	"math"
 
+	"github.com/dpmc/dpmc/internal/asm/f64"
 	"github.com/dpmc/dpmc/internal/dense"
 )
 
@@ -14,15 +15,19 @@ type workspace struct {
 	// gramSum and rhsSum are an item's exact sums (lower triangle).
 	gramSum, rhsSum []Sum
 	uc              []float64 // a clipped user factor
-	a, b, f         []float64 // (r+1) × (r+1), r+1, r+1: the fold-in system
+	a, b            []float64 // (r+1) × (r+1) and r+1: a fold-in's or exact item step's system
 	chol, sol       []float64 // r × r and r copies for shifted solves
+	// rows and ys hold a user's fold-in features [v_j; 1] (one row of
+	// r+1 per rating, contiguous) and targets; they grow to the longest
+	// history seen and are reused.
+	rows, ys []float64
 }
 
 func newWorkspace(r int) *workspace {
 	return &workspace{
 		r: r, gram: make([]float64, r*r), rhs: make([]float64, r), uc: make([]float64, r),
 		gramSum: make([]Sum, r*r), rhsSum: make([]Sum, r),
-		a: make([]float64, (r+1)*(r+1)), b: make([]float64, r+1), f: make([]float64, r+1),
+		a: make([]float64, (r+1)*(r+1)), b: make([]float64, r+1),
 		chol: make([]float64, r*r), sol: make([]float64, r),
 	}
 }
@@ -41,19 +46,21 @@ func (ws *workspace) foldIn(res *Result, v []float64, items []int32, vals []floa
 	dense.SetRidge(ws.a, n, res.UserLambda+res.UserLambdaPerRating*float64(len(items)))
 	ws.a[r*n+r] = res.UserBiasLambda
 	clear(ws.b)
-	ws.f[r] = 1
+	rows, ys := ws.features(len(items), n)
 	for p, j := range items {
+		row := rows[p*n : (p+1)*n]
 		y := vals[p] - res.Mu
 		if j < 0 {
-			clear(ws.f[:r]) // an item that was not released: bias only
+			clear(row[:r]) // an item that was not released: bias only
 			y -= res.TailBias
 		} else {
-			copy(ws.f[:r], v[int(j)*r:int(j+1)*r])
+			copy(row[:r], v[int(j)*r:int(j+1)*r])
 			y -= res.ItemBias[j]
 		}
-		dense.AddOuter(ws.a, n, 1, ws.f)
-		dense.Axpy(ws.b, y, ws.f)
+		row[r] = 1
+		ys[p] = y
 	}
+	ws.addNormal(n, rows, ys)
 	if err := dense.CholeskySolve(ws.a, n, ws.b); err != nil {
 		// The system is λ-ridged and cannot be singular; only non-finite
 		// input gets here. Fall back to the prior.
@@ -63,6 +70,29 @@ func (ws *workspace) foldIn(res *Result, v []float64, items []int32, vals []floa
 	}
 	copy(u, ws.b[:r])
 	*bu = ws.b[r]
+}
+
+// features returns k rows of n features and k targets, contiguous, from
+// the workspace's buffers (grown, not shrunk).
+func (ws *workspace) features(k, n int) (rows, ys []float64) {
+	if cap(ws.rows) < k*n {
+		ws.rows = make([]float64, k*n)
+	}
+	if cap(ws.ys) < k {
+		ws.ys = make([]float64, k)
+	}
+	return ws.rows[:k*n], ws.ys[:k]
+}
+
+// addNormal adds the normal equations of the least-squares rows (n
+// features each) and targets ys to ws.a (lower triangle, n × n) and ws.b:
+// one rank-k update and one product over the contiguous rows, rather
+// than a rank-1 update per rating, whose per-call cost was most of a
+// fold-in at rank 4.
+func (ws *workspace) addNormal(n int, rows, ys []float64) {
+	k := len(ys)
+	f64.GemmTNLower(n, k, rows, n, rows, n, ws.a, n)
+	f64.GemvT(k, n, 1, rows, n, ys, 1, ws.b)
 }
 
 // solveShifted solves (g + λI) x = h for the lower triangle g, raising the

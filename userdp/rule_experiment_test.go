@@ -80,7 +80,16 @@ func TestRuleExperiment(t *testing.T) {
 				r, _ := res.FoldInAll(st.tr).Errors(st.te.Ratings)
 				rs = append(rs, r)
 				if s == 0 {
-					t.Logf("%s, ε = %g: %d of %d items released, rank %d", st.name, e, len(res.ItemIDs), st.tr.Items.Len(), res.Rank)
+					head := 0
+					for j := range res.ItemIDs {
+						for _, x := range res.V[j*res.Rank : (j+1)*res.Rank] {
+							if x != 0 {
+								head++
+								break
+							}
+						}
+					}
+					t.Logf("%s, ε = %g: %d of %d items released, %d with rank-%d factors", st.name, e, len(res.ItemIDs), st.tr.Items.Len(), head, res.Rank)
 				}
 				if o.NoNoise {
 					break

@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	users := flag.Int("users", 6040, "number of users (items scale as users^0.6)")
+	users := flag.Int("users", 6040, "number of users (items scale as users^0.425: 1 682 at 943, 3 706 at 6 040)")
 	seed := flag.Uint64("seed", 1, "generator seed")
 	out := flag.String("o", "ratings.csv", "output file (with -shards: its name without .csv is the prefix)")
 	shards := flag.Int("shards", 1, "number of files, split by user")

@@ -63,7 +63,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.Epsilon, "epsilon", 0, "the total user-level ε (required)")
 	fs.Float64Var(&f.Delta, "delta", 1e-6, "the total δ, in (0, 1)")
 	fs.Uint64Var(&f.Seed, "seed", 0, "seed the noise: reproducible and NOT private (experiments only); default: a secret key from crypto/rand")
-	fs.IntVar(&f.Rank, "rank", 0, "rank of the item factors (default: rank 4 with one ALS step when users × ε ≥ 50000, else biases only)")
+	fs.IntVar(&f.Rank, "rank", 0, fmt.Sprintf("rank of the item factors (default: rank %d with %d ALS step after the PCA start when the released users × ε ≥ %g, else biases only)", userdp.Defaults(1, 1e-6, 1, 5).Rank, userdp.Defaults(1, 1e-6, 1, 5).Iters, userdp.Defaults(1, 1e-6, 1, 5).AutoFactorThreshold))
 	fs.IntVar(&f.Iters, "iters", 0, "ALS steps after the start (with --rank; default 1)")
 	fs.Float64Var(&f.FactorShare, "factor-share", 0, "with --rank: share of the budget (of μ²) for the factors (default 0.4)")
 	fs.IntVar(&f.HeadItems, "head-items", 0, fmt.Sprintf("most items that get factors, the most popular by noisy count among those whose count reaches %g σ_G/C² (default %d)", userdp.Defaults(1, 1e-6, 1, 5).HeadNoiseRatio, userdp.Defaults(1, 1e-6, 1, 5).HeadItems))

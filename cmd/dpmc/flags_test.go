@@ -142,7 +142,7 @@ Conventions:
   ‵train --privacy paper‵ they default to rank 5 and 50 outer sweeps; under
   ‵--privacy user‵ (and in dpmc-beam) a rule on the released users × ε
   decides (rank 4 with one ALS step after the PCA start when users × ε ≥
-  50000, else biases only), and giving either switches the rule off;
+  20000, else biases only), and giving either switches the rule off;
   ‵audit --train‵ defaults to rank 2 and 30 sweeps in paper mode (tiny
   data) and follows train in user mode. ‵--mechanism‵, ‵--sampler‵,
   ‵--privacy‵, ‵--algo‵, ‵--irls-iters‵, ‵--epsilon‵, ‵--output-dir‵ and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/paper/budget"
+	"github.com/dpmc/dpmc/userdp"
 )
 
 // dpmc runs the command line and returns stdout, stderr and the exit status.
@@ -305,5 +307,36 @@ func TestOutputCheckedFirst(t *testing.T) {
 		if code != 1 || !strings.HasPrefix(stderr, "dpmc: --output:") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
+	}
+}
+
+// dpmc train's help states the user-level factor rule with the numbers
+// userdp.Defaults uses, and docs/cli.md its threshold: a change of the
+// rule that leaves the help behind fails here.
+func TestTrainHelpStatesTheFactorRule(t *testing.T) {
+	d := userdp.Defaults(1, 1e-6, 1, 5)
+	out, _, code := dpmc(t, "help", "train")
+	if code != 0 {
+		t.Fatalf("help train: exit %d", code)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, w := range []string{
+		fmt.Sprintf("rank %d item factors", d.Rank),
+		fmt.Sprintf("users × ε ≥ %g", d.AutoFactorThreshold),
+		fmt.Sprintf("reaches %g σ_G/C²", d.HeadNoiseRatio),
+		fmt.Sprintf("default %d", d.HeadItems),
+		fmt.Sprintf("over the %d most popular", d.StartItems),
+		fmt.Sprintf("and %d ALS step", d.Iters),
+	} {
+		if !strings.Contains(flat, w) {
+			t.Errorf("help train lacks %q", w)
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := fmt.Sprintf("users × ε ≥ %g,", d.AutoFactorThreshold); !strings.Contains(strings.Join(strings.Fields(string(doc)), " "), w) {
+		t.Errorf("docs/cli.md lacks %q", w)
 	}
 }

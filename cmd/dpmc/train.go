@@ -106,10 +106,13 @@ User mode (--privacy user): the paper-mode flags --algo, --variance,
 --irls-threshold and --init are refused (the pipeline sets its own noise and
 ridges), and --mechanism is gaussian (the default there) or none.
 Item factors:
-  - by default a rule decides, on released values only: rank 4 on the 400
-    most popular items (--head-items), a PCA start and 1 ALS step, when the
-    released number of users × ε ≥ 50000; otherwise biases only, and the
-    factor share of the budget goes to the item counts and biases.
+  - by default a rule decides, on released values only: rank 4 item
+    factors, when the released number of users × ε ≥ 20000, for the items
+    whose released count reaches 15 σ_G/C² (σ_G/C² the noise of one Gram
+    entry of the ALS step; at most --head-items, default 4000): a PCA start
+    over the 300 most popular of them and 1 ALS step. Otherwise biases
+    only, and the factor share of the budget goes to the item counts and
+    biases (docs/private-models.md).
   - an explicit --rank R or --iters N switches the rule off: factors of rank
     R (default 4) with N ALS steps after the PCA start (default 1; --iters 0:
     the PCA start alone) are released whatever users × ε, with

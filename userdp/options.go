@@ -439,10 +439,10 @@ type Overrides struct {
 	// FactorShare of the budget (DefaultFactorShare if nil).
 	Rank, Iters *int
 	FactorShare *float64
-	// HeadItems, MaxItemsPerUser and ClipNorm replace the option of the
-	// same name.
-	HeadItems, MaxItemsPerUser *int
-	ClipNorm                   *float64
+	// HeadItems, HeadNoiseRatio, StartItems, MaxItemsPerUser and
+	// ClipNorm replace the option of the same name.
+	HeadItems, StartItems, MaxItemsPerUser *int
+	HeadNoiseRatio, ClipNorm               *float64
 }
 
 // With returns o with v applied. It returns an error wrapping ErrParam
@@ -470,6 +470,12 @@ func (o Options) With(v Overrides) (Options, error) {
 	}
 	if v.HeadItems != nil {
 		o.HeadItems = *v.HeadItems
+	}
+	if v.HeadNoiseRatio != nil {
+		o.HeadNoiseRatio = *v.HeadNoiseRatio
+	}
+	if v.StartItems != nil {
+		o.StartItems = *v.StartItems
 	}
 	if v.MaxItemsPerUser != nil {
 		o.MaxItemsPerUser = *v.MaxItemsPerUser
@@ -576,6 +582,7 @@ func (e *ParamError) Unwrap() error { return ErrParam }
 var optionFlags = map[string]string{
 	"Epsilon": "--epsilon", "Delta": "--delta", "Min": "--rating-range", "Max": "--rating-range",
 	"Center": "--center", "Rank": "--rank", "Iters": "--iters", "HeadItems": "--head-items",
+	"HeadNoiseRatio": "--head-noise-ratio", "StartItems": "--start-items",
 	"MaxItemsPerUser": "--max-user-ratings", "ClipNorm": "--clip-norm", "Items": "--items",
 	"Sampler": "--sampler", "Weights": "--weights", "Workers": "--workers", "Shares.Factors": "--factor-share",
 }

@@ -43,6 +43,10 @@ func TestFlagsConfig(t *testing.T) {
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--positive", "9"}, "--positive"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--objective", "rating", "--positive", "4"}, "--positive"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--log-level", "loud"}, "--log-level"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--head-noise-ratio", "7.5", "--start-items", "20"}, ""},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--head-noise-ratio", "-1"}, "--head-noise-ratio"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--start-items", "-2"}, "--start-items"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--objective", "ranking", "--start-items", "20"}, "--start-items"},
 	} {
 		fs := flag.NewFlagSet("dpmc-beam", flag.ContinueOnError)
 		var f Flags
@@ -60,6 +64,8 @@ func TestFlagsConfig(t *testing.T) {
 			t.Errorf("%q: error %v, want one naming %s", tc.args, err, tc.want)
 		case tc.want == "" && (c.Options.Min != 1 || c.Options.Max != 5 || len(c.Files) != 1):
 			t.Errorf("%q: range [%v, %v], %d files; want [1, 5] and 1", tc.args, c.Options.Min, c.Options.Max, len(c.Files))
+		case tc.want == "" && set["head-noise-ratio"] && (c.Options.HeadNoiseRatio != 7.5 || c.Options.StartItems != 20):
+			t.Errorf("%q: head noise ratio %v, start items %d; want 7.5 and 20", tc.args, c.Options.HeadNoiseRatio, c.Options.StartItems)
 		case tc.want == "" && set["seed"] && (!c.Options.Seeded || c.Options.Rank != 2 || c.Options.Iters != 3):
 			t.Errorf("%q: seeded %v, rank %d, iters %d", tc.args, c.Options.Seeded, c.Options.Rank, c.Options.Iters)
 		}

@@ -108,11 +108,11 @@ ridges), and --mechanism is gaussian (the default there) or none.
 Item factors:
   - by default a rule decides, on released values only: rank 4 item
     factors, when the released number of users × ε ≥ 20000, for the items
-    whose released count reaches 15 σ_G/C² (σ_G/C² the noise of one Gram
-    entry of the ALS step; at most --head-items, default 4000): a PCA start
-    over the 300 most popular of them and 1 ALS step. Otherwise biases
-    only, and the factor share of the budget goes to the item counts and
-    biases (docs/private-models.md).
+    whose released count reaches 15 σ_G/C² (--head-noise-ratio; σ_G/C² the
+    noise of one Gram entry of the ALS step; at most --head-items, default
+    4000): a PCA start over the 300 most popular of them (--start-items)
+    and 1 ALS step. Otherwise biases only, and the factor share of the
+    budget goes to the item counts and biases (docs/private-models.md).
   - an explicit --rank R or --iters N switches the rule off: factors of rank
     R (default 4) with N ALS steps after the PCA start (default 1; --iters 0:
     the PCA start alone) are released whatever users × ε, with
@@ -137,8 +137,9 @@ under --epsilon/--delta; the summary gives M, k and whether it fell back to
 noisy popularity, and the evaluation (NOT private) NDCG@10 and recall@20 on
 the test set beside the release's own noisy popularity. --save writes the
 ranking model: dpmc recommend --history ranks with it, predict refuses it.
---rank, --iters, --factor-share, --head-items, --center, --clip-norm,
---weights and --save-users apply to the rating objective only.`,
+--rank, --iters, --factor-share, --head-items, --head-noise-ratio,
+--start-items, --center, --clip-norm, --weights and --save-users apply to
+the rating objective only.`,
 		Example: `  dpmc train
   dpmc train --data u1.base --test u1.test --algo als --mechanism gaussian --rank 32 --iters 20
   dpmc train --data ratings-final.csv --test-fraction 0.2 --algo irls --irls-iters 2 --output-format json

@@ -105,7 +105,8 @@ func TestTrainHelpExamples(t *testing.T) {
 // In user mode an explicit --rank or --iters releases factors whatever the
 // users × ε rule says, and the report says that the rule was not applied;
 // --iters 0 is the PCA start alone, refused without noise before any data
-// is read, as is a --rank above the head items, naming the flag.
+// is read, as is a --rank above the head items, naming the flag; the
+// head rule's flags set the head and the start.
 func TestTrainUserRankIters(t *testing.T) {
 	if raceEnabled {
 		t.Skip("whole runs; the plain pass runs them")
@@ -126,6 +127,10 @@ func TestTrainUserRankIters(t *testing.T) {
 		{[]string{"--epsilon", "1", "--rank", "2000"}, 1, "--rank = 2000, want ≤ 1024"},
 		{[]string{"--epsilon", "1", "--rank", "20", "--head-items", "10"}, 1, "--rank = 20 exceeds the 10 most popular items"},
 		{[]string{"--epsilon", "1", "--iters", "-1"}, 1, "--iters = -1, want ≥ 0"},
+		// The head rule's flags: every released item may get factors, at
+		// most --head-items of them, and the start covers --start-items.
+		{[]string{"--epsilon", "50", "--rank", "2", "--head-noise-ratio", "0", "--head-items", "30"}, 0, ", 30 with factors;"},
+		{[]string{"--epsilon", "50", "--rank", "2", "--start-items", "7"}, 0, "over the (at most 7) most popular head items"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			out, stderr, code := dpmc(t, append([]string{"train", "--privacy", "user", "--data", data, "--seed", "1"}, c.args...)...)
@@ -230,6 +235,11 @@ func TestTrainRefusesFlagsBeforeLoading(t *testing.T) {
 		{[]string{"--privacy", "user", "--epsilon", "1", "--users", "500"}, "--users applies only to --synthetic realistic"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "2000"}, "--rank = 2000, want ≤ 1024"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "500", "--head-items", "400"}, "--rank = 500 exceeds the 400 most popular items"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--head-noise-ratio", "-1"}, "--head-noise-ratio = -1, want a finite number ≥ 0"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--head-noise-ratio", "NaN"}, "--head-noise-ratio = NaN, want a finite number ≥ 0"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--start-items", "-1"}, "--start-items = -1, want ≥ 0"},
+		{[]string{"--start-items", "10"}, "--start-items"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--objective", "ranking", "--head-noise-ratio", "5"}, "--head-noise-ratio applies to the rating objective"},
 		{[]string{"--privacy", "user", "--mechanism", "none", "--iters", "0"}, "--iters = 0: the non-private baseline"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "2", "--factor-share", "2"}, "--factor-share"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--rating-range", "1,5", "--center", "9"}, "--center = 9, want a number in the rating range [1, 5]"},

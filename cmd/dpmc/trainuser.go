@@ -25,11 +25,15 @@ type userTrainFlags struct {
 	synthetic string
 	users     int
 	headItems int
-	weights   string
-	sampler   string
-	share     float64
-	objective string
-	positive  float64
+	// headNoiseRatio and startItems are --head-noise-ratio and
+	// --start-items.
+	headNoiseRatio float64
+	startItems     int
+	weights        string
+	sampler        string
+	share          float64
+	objective      string
+	positive       float64
 }
 
 // register adds the user-mode flags to cmd.
@@ -40,6 +44,8 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 	f.StringVar(&u.synthetic, "synthetic", "", `built-in data: "" (the paper's uniform low-rank problem) or "realistic" (fitted to MovieLens 100k's statistics, MovieLens-1M-shaped at the default 6 040 users; --users sets its size; docs/generator.md)`)
 	f.IntVar(&u.users, "users", 6040, "--synthetic realistic: number of users (items scale as users^0.425: 1 682 at 943, 3 706 at 6 040)")
 	f.IntVar(&u.headItems, "head-items", 0, fmt.Sprintf("--privacy user: most items that get factors, the most popular by noisy count among those whose count reaches %g σ_G/C² (default %d)", userdp.Defaults(1, 1e-6, 1, 5).HeadNoiseRatio, userdp.Defaults(1, 1e-6, 1, 5).HeadItems))
+	f.Float64Var(&u.headNoiseRatio, "head-noise-ratio", userdp.Defaults(1, 1e-6, 1, 5).HeadNoiseRatio, "--privacy user: an item gets factors only if its noisy count reaches this many σ_G/C² (σ_G/C² the noise of one Gram entry of the ALS step; 0: every released item, up to --head-items)")
+	f.IntVar(&u.startItems, "start-items", userdp.Defaults(1, 1e-6, 1, 5).StartItems, "--privacy user: most head items the PCA start covers, the most popular (0: the whole head); the ALS step gives the rest of the head its factors")
 	f.StringVar(&u.weights, "weights", "adaptive", "--privacy user: factor-step weights within each user: adaptive (∝ n̂^(−½)) or uniform")
 	f.StringVar(&u.sampler, "sampler", "", "noise sampler: discrete (exact discrete noise on a grid; the only safe choice) or float (math/rand/v2 floating-point noise, whose values lie on lattices: NOT private; --privacy user allows it only with --seed). Default: discrete, except float for a seeded --privacy paper run (reproducing the paper's experiments)")
 	f.Float64Var(&u.share, "factor-share", 0, "--privacy user with an explicit --rank: share of the budget (of μ²) for the factors (default 0.4)")
@@ -49,7 +55,7 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 
 // ratingOnly are the --privacy user flags that the ranking objective
 // refuses: it sets its own head items and components.
-var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "center", "clip-norm", "weights", "save-users"}
+var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "head-noise-ratio", "start-items", "center", "clip-norm", "weights", "save-users"}
 
 // checkObjective refuses the flags that do not apply to the objective o
 // (why says how it was chosen).
@@ -70,7 +76,7 @@ func checkObjective(cmd *cobra.Command, o userdp.Objective, why string) error {
 }
 
 // userModeOnly are flags that --privacy paper must refuse.
-var userModeOnly = []string{"items", "head-items", "weights", "factor-share", "save-users", "objective", "positive"}
+var userModeOnly = []string{"items", "head-items", "head-noise-ratio", "start-items", "weights", "factor-share", "save-users", "objective", "positive"}
 
 // paperModeOnly are the paper-mode flags that --privacy user refuses.
 var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init", "lambda-scale"}
@@ -188,6 +194,8 @@ func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64, r
 		{"iters", func() { v.Iters = &fl.iters }},
 		{"factor-share", func() { v.FactorShare = &fl.user.share }},
 		{"head-items", func() { v.HeadItems = &fl.user.headItems }},
+		{"head-noise-ratio", func() { v.HeadNoiseRatio = &fl.user.headNoiseRatio }},
+		{"start-items", func() { v.StartItems = &fl.user.startItems }},
 		{"max-user-ratings", func() { v.MaxItemsPerUser = &fl.maxUserRatings }},
 		{"clip-norm", func() { v.ClipNorm = &fl.clipNorm }},
 	} {

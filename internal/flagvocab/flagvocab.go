@@ -79,6 +79,7 @@ var Vocabulary = []Flag{
 	{Name: "force", Type: "bool", Default: "false", Unit: Switch, Meaning: "replace output files (or write into an output folder) that already exist"},
 	{Name: "format", Type: "string", Default: "auto", Unit: Choice, Meaning: "format of an input ratings file: auto, ml100k, mldat, mlcsv, sweetrs, csv, tsv, pairs (implicit feedback: user,item without ratings)"},
 	{Name: "head-items", Type: "int", Default: "0", Unit: Count, Meaning: "most items that get factors, the most popular by noisy count among those whose count reaches 15 σ_G/C² (default 4000)"},
+	{Name: "head-noise-ratio", Type: "float64", Default: "15", Unit: None, Meaning: "an item gets factors only if its noisy count reaches this many σ_G/C² (the noise of one Gram entry of the ALS step)"},
 	{Name: "heldout", Type: "float64", Default: "0.2", Unit: Fraction, Meaning: "fraction of users held out of training (held-out-users protocol)"},
 	{Name: "header", Type: "string", Default: "auto", Unit: Choice, Meaning: "whether a csv/tsv input file has a header line: auto, yes, no"},
 	{Name: "history", Type: "string", Default: "", Unit: File, Meaning: "users' own ratings, folded in locally"},
@@ -131,6 +132,7 @@ var Vocabulary = []Flag{
 	{Name: "sensitivity", Type: "float64", Default: "1", Unit: Noised, Meaning: "sensitivity Δ of one release (ℓ1 for laplace and huber, ℓ2 for gaussian)"},
 	{Name: "sigma", Type: "float64", Default: "1", Unit: Noised, Meaning: "Gaussian standard deviation σ"},
 	{Name: "start", Type: "string", Default: "public", Unit: Choice, Meaning: "start of audited paper-mode runs: public or random"},
+	{Name: "start-items", Type: "int", Default: "300", Unit: Count, Meaning: "most head items the PCA start covers, the most popular (0: the whole head)"},
 	{Name: "synthetic", Type: "string", Default: "", Unit: Choice, Meaning: `built-in data: "" (the paper's problem) or realistic`},
 	{Name: "study", Type: "string", Default: "both", Unit: Choice, Meaning: "which utility curves: both, rmse or ranking"},
 	{Name: "table", Type: "string", Default: "all", Unit: "comma-separated table names", Meaning: "the paper's tables to reproduce"},
@@ -227,7 +229,7 @@ func StdType(f *flag.Flag) string {
 // docs/cli.md; beam's tests check that it is exactly its flag set.
 var Beam = []string{
 	"center", "clip-norm", "columns", "data", "delta", "epsilon", "factor-share", "force",
-	"format", "head-items", "header", "items", "iters", "log-ids", "log-level", "max-user-ratings",
-	"objective", "output-format", "positive", "rank", "rating-range", "sampler", "save", "seed",
-	"shuffle-counters", "weights",
+	"format", "head-items", "head-noise-ratio", "header", "items", "iters", "log-ids", "log-level",
+	"max-user-ratings", "objective", "output-format", "positive", "rank", "rating-range", "sampler",
+	"save", "seed", "shuffle-counters", "start-items", "weights",
 }

@@ -48,8 +48,12 @@
 //     ‖ũ‖ ≤ C and residuals to ±B_r. The head (Plan.Head) is the
 //     released items whose count reaches HeadNoiseRatio·σ_G, at most
 //     HeadItems. The start releases M = Σ_u z zᵀ over the StartItems
-//     most popular head items (Plan.StartHead), z_j = w_j·r̃_j with the
-//     weights renormalized over those items, so Δ₂ ≤ ‖z‖² ≤ B_r². Each
+//     most popular head items (Plan.StartHead), z_j = w_j·((1 − a)·r̃_j +
+//     a·B_r) with the weights renormalized over those items and a the
+//     StartRatedWeight (¼: the fact of rating mixed into the residual, so
+//     that M also holds which items users rate together); each term lies
+//     in [−B_r, B_r], so Δ₂ ≤ ‖z‖² ≤ B_r², attained by a user whose
+//     residuals all reach +B_r. Each
 //     ALS step releases every head item's Gram
 //     matrix Σ w ũũᵀ (lower triangle; Δ₂ ≤ C²·‖w‖₂ = C²) and right-hand
 //     side Σ w r̃ ũ (Δ₂ ≤ B_r·C). Items are solved by ridge regression with

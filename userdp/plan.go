@@ -601,7 +601,11 @@ func (p *Plan) planRest() error {
 	if o.Rank > 0 && s.PCA > 0 {
 		sh := p.startItems()
 		hs := min(k, sh)
-		name := fmt.Sprintf("start: second-moment matrix of weighted residuals over the (at most %d) most popular head items", sh)
+		what := "weighted residuals"
+		if a := o.StartRatedWeight; a > 0 {
+			what = fmt.Sprintf("weighted residuals, %g of each term the fact of rating (co-occurrence),", a)
+		}
+		name := fmt.Sprintf("start: second-moment matrix of %s over the (at most %d) most popular head items", what, sh)
 		if p.noise.pca, err = p.calibrate(name, o.ResidualBound*o.ResidualBound, hs*(hs+1)/2, s.Factors*s.PCA, 1); err != nil {
 			return err
 		}

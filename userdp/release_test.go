@@ -2,6 +2,7 @@ package userdp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -384,5 +385,51 @@ func TestReportNamesTheStart(t *testing.T) {
 		if !strings.Contains(p.report.Factors, c.want) {
 			t.Errorf("PCA share %g: factors %q, want %q", c.pca, p.report.Factors, c.want)
 		}
+	}
+}
+
+// A user's start vector mixes the clipped residual with the fact of
+// rating: w·((1 − a)·clip(r, ±B_r) + a·B_r) for StartRatedWeight a, which
+// stays within ±w·B_r whatever the rating, so the start's Δ₂ = B_r² holds
+// for every a in [0, 1] (TestEveryReleaseSensitivity checks it on
+// neighbouring data sets at the default a).
+func TestStartTermsRatedWeight(t *testing.T) {
+	const mu, beta = 3, 0.25
+	itemBias := []float64{0.5, -0.5, 0, 0.1}
+	pos := []int32{0, 1, 2, -1} // item 3 is not in the start
+	items := []int32{0, 1, 2, 3}
+	vals := []float64{5, 1, 3.25, 4} // residuals +1.25, −2.75, 0, (not in the start)
+	w := []float64{0.5, 0.25, 0.125, 0.5}
+	for _, a := range []float64{0, 0.25, 0.5, 1} {
+		o := Defaults(5, 1e-6, 1, 5)
+		o.StartRatedWeight = a
+		p, err := NewPlan(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := o.ResidualBound
+		idx, z := p.StartTerms(mu, beta, itemBias, pos, items, vals, w, nil, nil)
+		want := []float64{
+			0.5 * ((1-a)*b + a*b),     // +1.25 clipped to +B_r
+			0.25 * ((1-a)*(-b) + a*b), // −2.75 clipped to −B_r
+			0.125 * ((1-a)*0 + a*b),   // 0
+		}
+		if !slices.Equal(idx, []int32{0, 1, 2}) {
+			t.Fatalf("a = %g: positions %v, want [0 1 2]", a, idx)
+		}
+		for k := range want {
+			if math.Abs(z[k]-want[k]) > 1e-15 {
+				t.Errorf("a = %g: z[%d] = %v, want %v", a, k, z[k], want[k])
+			}
+			if math.Abs(z[k]) > w[k]*b*(1+1e-15) {
+				t.Errorf("a = %g: |z[%d]| = %v exceeds w·B_r = %v", a, k, math.Abs(z[k]), w[k]*b)
+			}
+		}
+	}
+	o := Defaults(5, 1e-6, 1, 5)
+	o.StartRatedWeight = 1.5
+	var pe *ParamError
+	if err := o.Validate(); !errors.As(err, &pe) || pe.Field != "StartRatedWeight" {
+		t.Errorf("StartRatedWeight 1.5: %v, want a ParamError naming it", err)
 	}
 }

@@ -152,6 +152,8 @@ func ruleVariant(o *Options, v string) error {
 			o.ClipNorm = f
 		case "threshold": // users × ε from which factors are on
 			o.AutoFactorThreshold = f
+		case "start-rated": // the start's rated term a (StartRatedWeight)
+			o.StartRatedWeight = f
 		case "adaptive-power":
 			o.AdaptivePower = f
 		case "bias-lambda":

@@ -496,10 +496,12 @@ func (p *Plan) RandomStart(ids []string, head []bool, v []float64) {
 	}
 }
 
-// StartTerms appends to idx and z one user's weighted clipped residual
-// vector over the head items: for each contributed released rating
-// vals[q] of item items[q] with weight w[q] > 0 and head position
-// pos[items[q]] ≥ 0, the position and w·clip(x − μ − b_j − β, ±B_r).
+// StartTerms appends to idx and z one user's start vector over the head
+// items: for each contributed released rating vals[q] of item items[q]
+// with weight w[q] > 0 and head position pos[items[q]] ≥ 0, the position
+// and w·((1 − a)·clip(x − μ − b_j − β, ±B_r) + a·B_r), a the
+// StartRatedWeight. The term lies in [−B_r, B_r], as the clipped residual
+// alone does, so ‖z‖₂ ≤ B_r·‖w‖₂.
 func (p *Plan) StartTerms(mu, beta float64, itemBias []float64, pos []int32, items []int32, vals, w []float64, idx []int32, z []float64) ([]int32, []float64) {
 	o := &p.opts
 	for q, j := range items {
@@ -509,6 +511,7 @@ func (p *Plan) StartTerms(mu, beta float64, itemBias []float64, pos []int32, ite
 		}
 		e := vals[q] - mu - itemBias[j] - beta
 		e = math.Min(math.Max(e, -o.ResidualBound), o.ResidualBound)
+		e = (1-o.StartRatedWeight)*e + o.StartRatedWeight*o.ResidualBound
 		idx = append(idx, k)
 		z = append(z, w[q]*e)
 	}

@@ -22,7 +22,7 @@ type Variant struct {
 // DefaultVariants are the choices behind userdp.Defaults' rule, each
 // varied on its own: the tail bias, where the factor share goes without
 // factors, the factor rule and its threshold, the rank, the head rule
-// (its noise ratio, the start's items), the ALS steps, the residual clip, the PCA share and the
+// (its noise ratio, the start's items), the start's rated term, the ALS steps, the residual clip, the PCA share and the
 // Gram/right-hand-side split; then ShareVariants, what a tenth of the
 // budget buys in each release.
 func DefaultVariants() []Variant {
@@ -44,6 +44,8 @@ func DefaultVariants() []Variant {
 		{"head count ≥ 30 σ_G (twice the rule's)", func(o userdp.Options) userdp.Options { o.HeadNoiseRatio *= 2; return o }},
 		{"start over 150 items", func(o userdp.Options) userdp.Options { o.StartItems = 150; return o }},
 		{"start over 600 items", func(o userdp.Options) userdp.Options { o.StartItems = 600; return o }},
+		{"start from the residuals alone (no rated term)", func(o userdp.Options) userdp.Options { o.StartRatedWeight = 0; return o }},
+		{"start with rated term ½", func(o userdp.Options) userdp.Options { o.StartRatedWeight = 0.5; return o }},
 		{"PCA share 0.3", func(o userdp.Options) userdp.Options { o.Shares.PCA = 0.3; return o }},
 		{"PCA share 0.7", func(o userdp.Options) userdp.Options { o.Shares.PCA = 0.7; return o }},
 		{"Gram share 0.3", func(o userdp.Options) userdp.Options { o.Shares.Gram = 0.3; return o }},

@@ -120,63 +120,48 @@ func generatorSplit(t *testing.T) (tr, te *ratings.Dataset) {
 	return tr, te
 }
 
-// ruleVariant changes o as v says: comma-separated key=value pairs.
+// ruleVariant changes o as v says: comma-separated key=value pairs. The
+// keys are those of floats and ints (an option each), the shares
+// (factor-share and count-share take from or give to the item biases),
+// oracle (releases joined by +, whose noise is divided by 1 000; see
+// Options.oracle) and catalogue=1 (TestRuleExperiment: every training
+// item as a public catalogue).
 func ruleVariant(o *Options, v string) error {
 	if v == "" {
 		return nil
 	}
+	floats := map[string]*float64{
+		"bias-bound": &o.BiasBound, "bias-prior": &o.BiasPrior, "bias-lambda": &o.BiasLambda,
+		"head-noise-ratio": &o.HeadNoiseRatio, "residual": &o.ResidualBound, "clip": &o.ClipNorm,
+		"threshold":      &o.AutoFactorThreshold, // users × ε from which factors are on
+		"start-rated":    &o.StartRatedWeight,    // the start's rated term a
+		"adaptive-power": &o.AdaptivePower, "user-bias-lambda": &o.UserBiasLambda,
+		"user-lambda": &o.UserLambda, "lambda": &o.Lambda, "noise-lambda": &o.NoiseLambda,
+		"pca-share": &o.Shares.PCA,
+	}
+	ints := map[string]*int{"rank": &o.Rank, "iters": &o.Iters, "head": &o.HeadItems, "start": &o.StartItems}
 	for _, kv := range strings.Split(v, ",") {
 		k, val, _ := strings.Cut(kv, "=")
+		if k == "oracle" {
+			o.oracle = strings.Split(val, "+")
+			continue
+		}
 		f, err := strconv.ParseFloat(val, 64)
-		if err != nil && k != "oracle" {
+		if err != nil {
 			return fmt.Errorf("DPMC_VARIANT %q: %v", kv, err)
 		}
-		switch k {
-		case "bias-bound":
-			o.BiasBound = f
-		case "bias-prior":
-			o.BiasPrior = f
-		case "rank":
-			o.Rank = int(f)
-		case "iters":
-			o.Iters = int(f)
-		case "head":
-			o.HeadItems = int(f)
-		case "start":
-			o.StartItems = int(f)
-		case "head-noise-ratio":
-			o.HeadNoiseRatio = f
-		case "residual":
-			o.ResidualBound = f
-		case "clip":
-			o.ClipNorm = f
-		case "threshold": // users × ε from which factors are on
-			o.AutoFactorThreshold = f
-		case "start-rated": // the start's rated term a (StartRatedWeight)
-			o.StartRatedWeight = f
-		case "adaptive-power":
-			o.AdaptivePower = f
-		case "bias-lambda":
-			o.BiasLambda = f
-		case "user-bias-lambda":
-			o.UserBiasLambda = f
-		case "user-lambda":
-			o.UserLambda = f
-		case "lambda":
-			o.Lambda = f
-		case "noise-lambda":
-			o.NoiseLambda = f
-		case "factor-share":
+		switch {
+		case floats[k] != nil:
+			*floats[k] = f
+		case ints[k] != nil:
+			*ints[k] = int(f)
+		case k == "factor-share":
 			o.Shares.Biases += o.Shares.Factors - f
 			o.Shares.Factors = f
-		case "pca-share":
-			o.Shares.PCA = f
-		case "catalogue": // handled by TestRuleExperiment
-		case "oracle": // oracle=gram+rhs: those releases' noise ÷ 1 000
-			o.oracle = strings.Split(val, "+")
-		case "count-share":
+		case k == "count-share":
 			o.Shares.Biases += o.Shares.Counts - f
 			o.Shares.Counts = f
+		case k == "catalogue": // handled by TestRuleExperiment
 		default:
 			return fmt.Errorf("DPMC_VARIANT: unknown key %q", k)
 		}

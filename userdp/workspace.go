@@ -73,13 +73,12 @@ func (ws *workspace) foldIn(res *Result, v []float64, items []int32, vals []floa
 }
 
 // features returns k rows of n features and k targets, contiguous, from
-// the workspace's buffers (grown, not shrunk).
+// the workspace's buffers (grown by doubling, never shrunk, so a worker
+// allocates them a few times per run, not once per longer history).
 func (ws *workspace) features(k, n int) (rows, ys []float64) {
-	if cap(ws.rows) < k*n {
-		ws.rows = make([]float64, k*n)
-	}
 	if cap(ws.ys) < k {
-		ws.ys = make([]float64, k)
+		c := max(k, 2*cap(ws.ys))
+		ws.rows, ws.ys = make([]float64, c*n), make([]float64, c)
 	}
 	return ws.rows[:k*n], ws.ys[:k]
 }

@@ -46,8 +46,9 @@
 //     popularity-weighted noise variance Σ_j n_j·σ²/W_j² subject to
 //     Σ_users ‖w‖² ≤ users is w_j ∝ n_j^(−½)); user factors are clipped to
 //     ‖ũ‖ ≤ C and residuals to ±B_r. The head (Plan.Head) is the
-//     released items whose count reaches HeadNoiseRatio·σ_G, at most
-//     HeadItems. The start releases M = Σ_u z zᵀ over the StartItems
+//     released items whose count reaches HeadNoiseRatio·σ_G/C² (and
+//     TailCount), at most HeadItems. The start releases M = Σ_u z zᵀ
+//     over the StartItems
 //     most popular head items (Plan.StartHead), z_j = w_j·((1 − a)·r̃_j +
 //     a·B_r) with the weights renormalized over those items and a the
 //     StartRatedWeight (¼: the fact of rating mixed into the residual, so

@@ -286,8 +286,9 @@ type Options struct {
 	// oracle names releases ("counts", "biases", "pca", "gram", "rhs")
 	// whose noise is divided by 1 000: an experiment that says how much
 	// each release's noise costs (rule_experiment_test.go). Only tests
-	// set it, and Validate refuses it unless Seeded: such a run is not
-	// private at the reported ε.
+	// set it, and Validate refuses it unless Seeded with the float
+	// sampler: such a run is not private at the reported ε, and the
+	// report's σ are the undivided ones.
 	oracle []string
 }
 
@@ -353,7 +354,7 @@ type Options struct {
 //     taste: with factors on, test RMSE moved by −0.0002 to −0.0084 on
 //     MovieLens 100k u1 (ε = 5 to 50) and by −0.0004 to −0.0008 on the
 //     generator, whose co-occurrence is mostly an exposure independent of
-//     the ratings (a weight of ½ or more was worse there;
+//     the ratings (a weight of ½ was worse than ¼ there at ε ≥ 10;
 //     docs/private-models.md, "The start's rated term");
 //   - non-private (+Inf): rank 32, 15 ALS steps, ALS-WR on both sides
 //     with per-rating ridges 1/√(mean ratings per item) for items and
@@ -692,8 +693,8 @@ func (o Options) Validate() error {
 		return bad("Sampler", int(o.Sampler), "want discrete or float")
 	case !knownOracle(o.oracle):
 		return bad("oracle", o.oracle, "names a release other than counts, biases, pca, gram or rhs")
-	case len(o.oracle) > 0 && !o.Seeded:
-		return bad("oracle", o.oracle, "reduces the noise below the reported ε: experiments only, with Seeded")
+	case len(o.oracle) > 0 && (!o.Seeded || o.Sampler != SamplerFloat):
+		return bad("oracle", o.oracle, "reduces the noise below the reported ε: experiments only, with Seeded and the float sampler (the discrete sampler's noise is built before the oracle could divide it)")
 	case o.Sampler == SamplerFloat && !o.Seeded && !o.NoNoise:
 		return bad("Sampler", "float", "is not private (its noise lies on floating-point lattices): use it only with --seed (Seeded), for comparisons, or the discrete sampler (the default)")
 	case o.Workers < 0 || o.Workers > MaxWorkers:

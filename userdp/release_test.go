@@ -426,10 +426,12 @@ func TestStartTermsRatedWeight(t *testing.T) {
 			}
 		}
 	}
-	o := Defaults(5, 1e-6, 1, 5)
-	o.StartRatedWeight = 1.5
-	var pe *ParamError
-	if err := o.Validate(); !errors.As(err, &pe) || pe.Field != "StartRatedWeight" {
-		t.Errorf("StartRatedWeight 1.5: %v, want a ParamError naming it", err)
+	for _, a := range []float64{1.5, -0.1, math.NaN(), math.Inf(1)} {
+		o := Defaults(5, 1e-6, 1, 5)
+		o.StartRatedWeight = a
+		var pe *ParamError
+		if err := o.Validate(); !errors.As(err, &pe) || pe.Field != "StartRatedWeight" {
+			t.Errorf("StartRatedWeight %v: %v, want a ParamError naming it", a, err)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,7 +67,7 @@ func TestRuleExperiment(t *testing.T) {
 				if err := ruleVariant(&o, variant); err != nil {
 					t.Fatal(err)
 				}
-				if strings.Contains(variant, "catalogue=1") {
+				if slices.Contains(strings.Split(variant, ","), "catalogue=1") {
 					items := make([]string, st.tr.Items.Len())
 					for j := range items {
 						items[j] = st.tr.Items.ID(j)

@@ -511,7 +511,9 @@ func (p *Plan) StartTerms(mu, beta float64, itemBias []float64, pos []int32, ite
 		}
 		e := vals[q] - mu - itemBias[j] - beta
 		e = math.Min(math.Max(e, -o.ResidualBound), o.ResidualBound)
-		e = (1-o.StartRatedWeight)*e + o.StartRatedWeight*o.ResidualBound
+		// Within [−B_r, B_r] in exact arithmetic; the Min keeps it there
+		// after rounding.
+		e = math.Min((1-o.StartRatedWeight)*e+o.StartRatedWeight*o.ResidualBound, o.ResidualBound)
 		idx = append(idx, k)
 		z = append(z, w[q]*e)
 	}

@@ -570,14 +570,16 @@ func (t *trainer) itemStepExact(ws *workspace, j int, res *Result, v, u, ub []fl
 	dense.SetRidge(ws.a, n, o.Lambda*float64(len(users)))
 	ws.a[r*n+r] = o.BiasLambda
 	clear(ws.b)
-	rows, ys := ws.features(len(users), n)
-	for q, i := range users {
-		row := rows[q*n : (q+1)*n]
-		copy(row[:r], u[int(i)*r:int(i+1)*r])
-		row[r] = 1
-		ys[q] = t.data.value(int(i), int(pos[q])) - res.Mu - ub[i]
+	for lo := 0; lo < len(users); lo += normalBlock {
+		block := users[lo:min(lo+normalBlock, len(users))]
+		for q, i := range block {
+			row := ws.rows[q*n : (q+1)*n]
+			copy(row[:r], u[int(i)*r:int(i+1)*r])
+			row[r] = 1
+			ws.ys[q] = t.data.value(int(i), int(pos[lo+q])) - res.Mu - ub[i]
+		}
+		ws.addNormal(n, len(block))
 	}
-	ws.addNormal(n, rows, ys)
 	if dense.CholeskySolve(ws.a, n, ws.b) != nil {
 		return
 	}

@@ -174,8 +174,9 @@ func TestValidateHeadRule(t *testing.T) {
 
 // The noise oracle of the rule experiments (Options.oracle) divides a
 // release's noise below what the report's ε pays for, so Validate refuses
-// it on any run that could be taken for a release (unseeded), and any
-// name that is not a release's.
+// it on any run that could be taken for a release (unseeded), with the
+// discrete sampler (whose noise it would not divide), and any name that
+// is not a release's.
 func TestValidateRefusesOracleUnlessSeeded(t *testing.T) {
 	for _, c := range []struct {
 		oracle []string
@@ -187,10 +188,11 @@ func TestValidateRefusesOracleUnlessSeeded(t *testing.T) {
 		{[]string{"gram"}, false, false},
 		{[]string{"biases", "counts", "pca"}, false, false},
 		{[]string{"gram", "everything"}, true, false},
+		{[]string{"gram"}, true, false}, // seeded, but the discrete sampler
 	} {
 		o := Defaults(5, 1e-6, 1, 5)
 		o.oracle, o.Seeded = c.oracle, c.seeded
-		if c.seeded {
+		if c.seeded && c.ok {
 			o.Sampler = SamplerFloat
 		}
 		err := o.Validate()

@@ -17,17 +17,24 @@ type workspace struct {
 	uc              []float64 // a clipped user factor
 	a, b            []float64 // (r+1) × (r+1) and r+1: a fold-in's or exact item step's system
 	chol, sol       []float64 // r × r and r copies for shifted solves
-	// rows and ys hold a user's fold-in features [v_j; 1] (one row of
-	// r+1 per rating, contiguous) and targets; they grow to the longest
-	// history seen and are reused.
+	// rows and ys hold up to normalBlock least-squares rows of r+1
+	// features (a fold-in's [v_j; 1], an exact item step's [u_i; 1]),
+	// contiguous, and their targets: fixed buffers, whatever the length
+	// of a history or of an item's raters.
 	rows, ys []float64
 }
+
+// normalBlock is the most rows one addNormal call takes: a fold-in or an
+// exact item step adds its rows block by block, so a worker's buffers stay
+// normalBlock·(r+1) floats and each kernel call still spans many rows.
+const normalBlock = 256
 
 func newWorkspace(r int) *workspace {
 	return &workspace{
 		r: r, gram: make([]float64, r*r), rhs: make([]float64, r), uc: make([]float64, r),
 		gramSum: make([]Sum, r*r), rhsSum: make([]Sum, r),
 		a: make([]float64, (r+1)*(r+1)), b: make([]float64, r+1),
+		rows: make([]float64, normalBlock*(r+1)), ys: make([]float64, normalBlock),
 		chol: make([]float64, r*r), sol: make([]float64, r),
 	}
 }
@@ -46,21 +53,23 @@ func (ws *workspace) foldIn(res *Result, v []float64, items []int32, vals []floa
 	dense.SetRidge(ws.a, n, res.UserLambda+res.UserLambdaPerRating*float64(len(items)))
 	ws.a[r*n+r] = res.UserBiasLambda
 	clear(ws.b)
-	rows, ys := ws.features(len(items), n)
-	for p, j := range items {
-		row := rows[p*n : (p+1)*n]
-		y := vals[p] - res.Mu
-		if j < 0 {
-			clear(row[:r]) // an item that was not released: bias only
-			y -= res.TailBias
-		} else {
-			copy(row[:r], v[int(j)*r:int(j+1)*r])
-			y -= res.ItemBias[j]
+	for lo := 0; lo < len(items); lo += normalBlock {
+		block := items[lo:min(lo+normalBlock, len(items))]
+		for q, j := range block {
+			row := ws.rows[q*n : (q+1)*n]
+			y := vals[lo+q] - res.Mu
+			if j < 0 {
+				clear(row[:r]) // an item that was not released: bias only
+				y -= res.TailBias
+			} else {
+				copy(row[:r], v[int(j)*r:int(j+1)*r])
+				y -= res.ItemBias[j]
+			}
+			row[r] = 1
+			ws.ys[q] = y
 		}
-		row[r] = 1
-		ys[p] = y
+		ws.addNormal(n, len(block))
 	}
-	ws.addNormal(n, rows, ys)
 	if err := dense.CholeskySolve(ws.a, n, ws.b); err != nil {
 		// The system is λ-ridged and cannot be singular; only non-finite
 		// input gets here. Fall back to the prior.
@@ -72,24 +81,13 @@ func (ws *workspace) foldIn(res *Result, v []float64, items []int32, vals []floa
 	*bu = ws.b[r]
 }
 
-// features returns k rows of n features and k targets, contiguous, from
-// the workspace's buffers (grown by doubling, never shrunk, so a worker
-// allocates them a few times per run, not once per longer history).
-func (ws *workspace) features(k, n int) (rows, ys []float64) {
-	if cap(ws.ys) < k {
-		c := max(k, 2*cap(ws.ys))
-		ws.rows, ws.ys = make([]float64, c*n), make([]float64, c)
-	}
-	return ws.rows[:k*n], ws.ys[:k]
-}
-
-// addNormal adds the normal equations of the least-squares rows (n
-// features each) and targets ys to ws.a (lower triangle, n × n) and ws.b:
-// one rank-k update and one product over the contiguous rows, rather
-// than a rank-1 update per rating, whose per-call cost was most of a
-// fold-in at rank 4.
-func (ws *workspace) addNormal(n int, rows, ys []float64) {
-	k := len(ys)
+// addNormal adds the normal equations of the first k rows of ws.rows (n
+// features each, k ≤ normalBlock) and their targets ws.ys to ws.a (lower
+// triangle, n × n) and ws.b: one rank-k update and one product over
+// contiguous rows, rather than a rank-1 update per rating, whose per-call
+// cost was most of a fold-in at rank 4.
+func (ws *workspace) addNormal(n, k int) {
+	rows, ys := ws.rows[:k*n], ws.ys[:k]
 	f64.GemmTNLower(n, k, rows, n, rows, n, ws.a, n)
 	f64.GemvT(k, n, 1, rows, n, ys, 1, ws.b)
 }

@@ -161,14 +161,7 @@ func (sc *scatter[V]) views16(us, is []int32, vs []float32, t16 []float32, recPa
 	s16 := &scatter[uint16]{m: sc.m, n: sc.n, workers: sc.workers, rowCnt: sc.rowCnt, colCnt: sc.colCnt, rowPtr: sc.rowPtr, colPtr: sc.colPtr, byColUser: sc.byColUser}
 	rewind(s16.colPtr, s16.colCnt)
 	scatterByColumn(colVal, codes, is, recParts, s16.colCnt)
-	s16.byColVal = colVal
-	rowIdx, rowVal, colIdx, colVal := s16.views(is, rowVal)
-	return &Matrix{
-		rows: sc.m, cols: sc.n,
-		rowPtr: narrow(s16.rowPtr), rowIdx: rowIdx, rowVal: Values{c16: rowVal, t16: t16},
-		colPtr: narrow(s16.colPtr), colIdx: colIdx, colVal: Values{c16: colVal, t16: t16},
-		min: lo, max: hi,
-	}
+	return matrix16(s16, is, rowVal, colVal, t16, lo, hi)
 }
 
 // inPlace16 finishes buildScatter32 for at most 65 536 items and values
@@ -222,14 +215,21 @@ func inPlace16(sc *scatter[float32], us, is []int32, vs []float32, t16 []float32
 			at[j]++
 		}
 	})
+	return matrix16(s16, is, rowVal, colVal, t16, lo, hi), true
+}
+
+// matrix16 finishes the two-byte-code scatter s16: with the column-ordered
+// codes colVal in place it builds the row and column views (views) and
+// the Matrix over them, its values the codes into t16.
+func matrix16(s16 *scatter[uint16], is []int32, rowVal, colVal []uint16, t16 []float32, lo, hi float64) *Matrix {
 	s16.byColVal = colVal
 	rowIdx, rowVal, colIdx, colVal := s16.views(is, rowVal)
 	return &Matrix{
-		rows: sc.m, cols: sc.n,
+		rows: s16.m, cols: s16.n,
 		rowPtr: narrow(s16.rowPtr), rowIdx: rowIdx, rowVal: Values{c16: rowVal, t16: t16},
 		colPtr: narrow(s16.colPtr), colIdx: colIdx, colVal: Values{c16: colVal, t16: t16},
 		min: lo, max: hi,
-	}, true
+	}
 }
 
 // grid16 returns the distinct values of vs, at most 65 536 of them, in

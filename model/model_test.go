@@ -82,7 +82,7 @@ func TestRoundTripUserLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := saveLoad(t, m)
-	if got.Kind != UserLevel || got.Rank != 4 || got.Mu != res.Mu || got.Min != res.Min || got.Max != res.Max || *got.Ridges != *m.Ridges ||
+	if got.Kind != UserLevel || got.Rank != 5 || !got.Popularity || got.Mu != res.Mu || got.Min != res.Min || got.Max != res.Max || *got.Ridges != *m.Ridges ||
 		!slices.Equal(got.ItemIDs, res.ItemIDs) || !bitsEqual(got.ItemBias, res.ItemBias) || !bitsEqual(got.V, res.V) || !bitsEqual(got.Counts, res.Counts) ||
 		got.UserIDs != nil || got.U != nil || !bytes.Equal(got.Settings, m.Settings) || !bytes.Equal(got.Privacy, m.Privacy) || got.Released != m.Released {
 		t.Fatalf("loaded model differs from the saved one")
@@ -640,5 +640,25 @@ func TestSaveContextCancelled(t *testing.T) {
 	}
 	if _, err := Load(path); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A popularity column needs a user-level model with a rank: Write
+// refuses one on a paper model or at rank 0, naming it.
+func TestCheckPopularityColumn(t *testing.T) {
+	paper := paperModel([]string{"u1"}, []string{"a", "b"})
+	paper.Popularity = true
+	if err := paper.Write(io.Discard); err == nil || !strings.Contains(err.Error(), "a paper model has no popularity column") {
+		t.Errorf("paper model with a popularity column: %v", err)
+	}
+	train, _ := split(t)
+	res, o := userLevel(t, train)
+	m, err := FromUserLevel(res, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Rank, m.V = 0, nil
+	if err := m.Write(io.Discard); err == nil || !strings.Contains(err.Error(), "a popularity column, but rank 0") {
+		t.Errorf("popularity column at rank 0: %v", err)
 	}
 }

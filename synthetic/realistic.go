@@ -72,6 +72,12 @@ type Realistic struct {
 	// they rate it (version 2).
 	Taste, Exposure float64
 	ExposureRank    int
+	// PopularitySlope is the SD of a user's own slope on item popularity:
+	// user i's latent ratings gain γ_i·z_j, γ_i ~ N(0, PopularitySlope²)
+	// and z_j the item's standard normal popularity draw, so users differ
+	// in how much more than their bias they like popular items
+	// (Stats.PopularitySlopeSD; version 2, 0: none).
+	PopularitySlope float64
 	// Hist is the target fraction of 1, 2, …, 5 star ratings: latent
 	// values are cut at their own quantiles to match it (version 2).
 	Hist [5]float64
@@ -97,7 +103,7 @@ func DefaultRealistic(users int, seed uint64) Realistic {
 		ItemSpread: 2.0, ItemBiasSD: 0.65, ItemBiasCorr: 0.75,
 		UserBiasSD: 0.5, UserBiasCorr: 0.08,
 		FactorSD: 0.5, SpectrumDecay: 1, NoiseSD: 0.95, NoiseSpread: 0.25,
-		Taste: 0.6, Exposure: 2.2, ExposureRank: 10,
+		Taste: 0.6, Exposure: 2.2, ExposureRank: 10, PopularitySlope: 0.2,
 		Hist: [5]float64{0.061, 0.114, 0.271, 0.342, 0.212},
 		Seed: seed,
 	}

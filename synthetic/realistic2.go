@@ -14,6 +14,10 @@ import (
 const (
 	streamItemsV2 = 1 << 40
 	streamUsersV2 = 1 << 41
+	// streamSlopesV2 draws the users' popularity slopes, in user order,
+	// apart from the users' own streams (PopularitySlope 0 draws none and
+	// leaves the data as before it existed).
+	streamSlopesV2 = 1 << 42
 )
 
 // generateV2 draws the version 2 data set:
@@ -34,7 +38,9 @@ const (
 //     without replacement with probability ∝ exp of the rest (the
 //     Gumbel-top-k trick), so users rate more often what they like
 //     (missing not at random) and what users like them rate;
-//   - the latent rating is b_i + b_j + u_iᵀv_j + noise, cut into stars at
+//   - the latent rating is b_i + b_j + u_iᵀv_j + γ_i·z_j + noise,
+//     γ_i ~ N(0, PopularitySlope²) the user's own slope on popularity
+//     (its own stream), cut into stars at
 //     the quantiles of the latent ratings (of the first 2²⁰ drawn) that
 //     give the histogram Hist; with Hist zero, Mean + latent rounded and
 //     clamped to [1, 5].
@@ -54,8 +60,8 @@ func (o Realistic) generateV2() (*ratings.Dataset, error) {
 		return nil, fmt.Errorf("synthetic: realistic min per user = %d, want in [1, items/2 = %d]", o.MinPerUser, o.Items/2)
 	case !(o.ItemBiasCorr >= -1 && o.ItemBiasCorr <= 1), !(o.UserBiasCorr >= -1 && o.UserBiasCorr <= 1):
 		return nil, fmt.Errorf("synthetic: realistic bias correlations must be in [-1, 1]")
-	case !nonNegative(o.UserMedian, o.UserSpread, o.ItemSpread, o.UserBiasSD, o.ItemBiasSD, o.FactorSD, o.NoiseSD, o.NoiseSpread, o.SpectrumDecay, o.Taste, o.Exposure), math.IsNaN(o.Mean) || math.IsInf(o.Mean, 0):
-		return nil, fmt.Errorf("synthetic: realistic: median, spreads, standard deviations, decay, taste and exposure must be ≥ 0 and finite")
+	case !nonNegative(o.UserMedian, o.UserSpread, o.ItemSpread, o.UserBiasSD, o.ItemBiasSD, o.FactorSD, o.NoiseSD, o.NoiseSpread, o.SpectrumDecay, o.Taste, o.Exposure, o.PopularitySlope), math.IsNaN(o.Mean) || math.IsInf(o.Mean, 0):
+		return nil, fmt.Errorf("synthetic: realistic: median, spreads, standard deviations, decay, taste, exposure and popularity slope must be ≥ 0 and finite")
 	}
 	var histSum float64
 	for _, h := range o.Hist {
@@ -74,6 +80,7 @@ func (o Realistic) generateV2() (*ratings.Dataset, error) {
 	}
 	g := rng.Stream(o.Seed, streamItemsV2)
 	logw := make([]float64, o.Items)
+	zs := make([]float64, o.Items)
 	ib := make([]float64, o.Items)
 	v := make([]float64, o.Items*r)
 	q := make([]float64, o.Items*re)
@@ -85,6 +92,7 @@ func (o Realistic) generateV2() (*ratings.Dataset, error) {
 	for j := range o.Items {
 		z := math.Sqrt2 * math.Erfinv(2*(float64(perm[j])+0.5)/float64(o.Items)-1)
 		logw[j] = o.ItemSpread * z
+		zs[j] = z
 		ib[j] = o.ItemBiasSD * (o.ItemBiasCorr*z + cp*g.NormFloat64())
 		for a := range r {
 			v[j*r+a] = fs[a] * g.NormFloat64()
@@ -101,7 +109,12 @@ func (o Realistic) generateV2() (*ratings.Dataset, error) {
 	key := make([]float64, o.Items)
 	idx := make([]int32, o.Items)
 	var triples []ratings.Triple
+	gs := rng.Stream(o.Seed, streamSlopesV2)
 	for i := range o.Users {
+		slope := 0.0
+		if o.PopularitySlope > 0 {
+			slope = o.PopularitySlope * gs.NormFloat64()
+		}
 		gi := rng.Stream(o.Seed, streamUsersV2+uint64(i))
 		z := gi.NormFloat64()
 		n := o.MinPerUser + int(math.Round(o.UserMedian*math.Exp(o.UserSpread*z)))
@@ -131,7 +144,7 @@ func (o Realistic) generateV2() (*ratings.Dataset, error) {
 		chosen := idx[:n]
 		slices.Sort(chosen)
 		for _, j := range chosen {
-			x := ub + ib[j] + noise*gi.NormFloat64()
+			x := ub + ib[j] + noise*gi.NormFloat64() + slope*zs[j]
 			vj := v[int(j)*r : int(j)*r+r]
 			for a, y := range u {
 				x += y * vj[a]

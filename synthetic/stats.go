@@ -37,6 +37,14 @@ type Stats struct {
 	// UserSD is the median over users with at least 20 ratings of the SD
 	// of their residuals, UserSDSpread the SD of the log of those SDs.
 	UserSD, UserSDSpread float64
+	// PopularitySlopeSD is the SD over users of their own slope on item
+	// popularity: for each user with at least 20 ratings, the least-squares
+	// slope of the user's residuals on the standardized log popularity
+	// of the items rated; the SD of those slopes, less their mean
+	// sampling variance (residual variance over Σ(x − x̄)²), in stars per
+	// SD of log popularity. How much users differ in their taste for
+	// popular over niche items beyond what biases say.
+	PopularitySlopeSD float64
 }
 
 // Law summarises a count distribution.
@@ -171,6 +179,9 @@ func Describe(m *ratings.Matrix, spectrum int) Stats {
 		m1 /= float64(len(lsd))
 		st.UserSDSpread = math.Sqrt(math.Max(m2/float64(len(lsd))-m1*m1, 0))
 	}
+	st.PopularitySlopeSD = popularitySlopeSD(m, pop, act, func(t ratings.Triple) float64 {
+		return t.Value - mu - bu[t.User] - bi[t.Item]
+	})
 	if spectrum > 0 {
 		d := mat.NewDense(rows, cols, nil)
 		for t := range m.All() {
@@ -187,6 +198,65 @@ func Describe(m *ratings.Matrix, spectrum int) Stats {
 		}
 	}
 	return st
+}
+
+// popularitySlopeSD is Stats.PopularitySlopeSD of m's residuals res, with
+// pop and act the items' and users' numbers of ratings.
+func popularitySlopeSD(m *ratings.Matrix, pop, act []float64, res func(ratings.Triple) float64) float64 {
+	// Standardize log popularity over the ratings.
+	var s1, s2, n float64
+	for t := range m.All() {
+		x := math.Log(pop[t.Item])
+		s1 += x
+		s2 += x * x
+		n++
+	}
+	mean := s1 / n
+	sd := math.Sqrt(math.Max(s2/n-mean*mean, 0))
+	if !(sd > 0) {
+		return 0
+	}
+	type acc struct{ n, sx, sy, sxx, sxy, syy float64 }
+	us := make([]acc, m.Rows())
+	for t := range m.All() {
+		x, y := (math.Log(pop[t.Item])-mean)/sd, res(t)
+		a := &us[t.User]
+		a.n++
+		a.sx += x
+		a.sy += y
+		a.sxx += x * x
+		a.sxy += x * y
+		a.syy += y * y
+	}
+	var slopes []float64
+	var sampling float64
+	for i, a := range us {
+		if act[i] < 20 {
+			continue
+		}
+		cxx := a.sxx - a.sx*a.sx/a.n
+		if !(cxx > 0) {
+			continue
+		}
+		cxy, cyy := a.sxy-a.sx*a.sy/a.n, a.syy-a.sy*a.sy/a.n
+		b := cxy / cxx
+		slopes = append(slopes, b)
+		sampling += math.Max(cyy-b*cxy, 0) / (a.n - 2) / cxx
+	}
+	if len(slopes) < 2 {
+		return 0
+	}
+	var m1 float64
+	for _, b := range slopes {
+		m1 += b
+	}
+	m1 /= float64(len(slopes))
+	var v float64
+	for _, b := range slopes {
+		v += (b - m1) * (b - m1)
+	}
+	v /= float64(len(slopes) - 1)
+	return math.Sqrt(math.Max(v-sampling/float64(len(slopes)), 0))
 }
 
 // Compare formats two sets of statistics side by side, a against b.
@@ -220,5 +290,6 @@ func Compare(nameA string, a Stats, nameB string, b Stats) string {
 	}
 	row("per-user residual SD, median", "%.3f", a.UserSD, b.UserSD)
 	row("per-user residual SD, SD of log", "%.3f", a.UserSDSpread, b.UserSDSpread)
+	row("SD of users' slopes on log popularity", "%.3f", a.PopularitySlopeSD, b.PopularitySlopeSD)
 	return w.String()
 }

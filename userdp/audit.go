@@ -11,8 +11,10 @@ import (
 // AuditFit returns a training function for audit.Train (its TrainFunc):
 // one seeded, single-threaded run of Train on x with opts and a public
 // catalogue of all of x's columns (so both neighbours release the same
-// items), returning the release as an n × (Rank+2) matrix whose row j is
-// [v_j, b_j, W̃_j]: the item factors, the item bias and the noisy count. The auditor's statistics of that matrix (inner products
+// items), returning the release as an n × (r+2) matrix whose row j is
+// [v_j, b_j, W̃_j]: the r learned item factors (Result.LearnedRank; the
+// popularity column, a function of W̃_j, is left out), the item bias and
+// the noisy count. The auditor's statistics of that matrix (inner products
 // and cosines between rows) then see every per-item release; the global
 // mean and the number of users are not audited.
 func AuditFit(opts Options) func(ctx context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {
@@ -30,13 +32,13 @@ func AuditFit(opts Options) func(ctx context.Context, x *ratings.Matrix, seed ui
 		if err != nil {
 			return nil, err
 		}
-		n, r := len(res.ItemIDs), res.Rank
+		n, r, cols := len(res.ItemIDs), res.LearnedRank(), res.Rank
 		if n != x.Cols() {
 			return nil, fmt.Errorf("userdp: audit: %d items released, want %d", n, x.Cols())
 		}
 		out := make([]float64, 0, n*(r+2))
 		for j := range n {
-			out = append(out, res.V[j*r:(j+1)*r]...)
+			out = append(out, res.V[j*cols:j*cols+r]...)
 			out = append(out, res.ItemBias[j], res.Counts[j])
 		}
 		return out, nil

@@ -25,9 +25,13 @@
 //   - item bias sums: each user adds (1/√n)·clip(x − μ − β_u, ±B_b) to
 //     each released item, β_u the user's own shrunk mean offset;
 //     Δ₂ ≤ B_b·(Σ 1/n)^½ = B_b. The released bias is
-//     b_j = S̃_j·W̃_j / (W̃_j² + λ_b·W̃_j + σ_S²/τ_b²): the Bayes estimate
-//     under a N(0, τ_b²) prior when both S and W carry Gaussian noise, and
-//     S/(W + λ_b) without noise.
+//     b_j = m_j + (S̃_j − W̃_j·m_j)·W̃_j / (W̃_j² + λ_b·W̃_j + σ_S²/τ_b²):
+//     the Bayes estimate under a N(m_j, τ_b²) prior when both S and W
+//     carry Gaussian noise, whose mean m_j = b₀ + b₁·ln max(W̃_j, 1) is a
+//     line fitted to the released sums and counts (Plan.FitBiasTrend,
+//     empirical Bayes: popular items are rated higher, so a zero mean
+//     pulls a noisy niche item's bias the wrong way; NoBiasTrend: m_j = 0);
+//     S/(W + λ_b) without noise. Both are post-processing.
 //   - under private selection, the tail: two more coordinates of the
 //     bias release, Σ_users w_t·clip(d̄_t, ±B_b) and Σ_users w_t·B_b, where
 //     d̄_t is the user's mean deviation over the contributed ratings of
@@ -60,6 +64,15 @@
 //     side Σ w r̃ ũ (Δ₂ ≤ B_r·C). Items are solved by ridge regression with
 //     λ_j = λ·Ŵ_j + σ_G√r + κ·σ_h², the shift raised until the noisy matrix
 //     is positive definite (post-processing).
+//   - the popularity column (Options.PopularityScale s > 0, with or
+//     without factors): after the ALS steps V gains a last column
+//     s·ln(max(W̃_j, n₀)/n₀) of the released counts (Plan.AppendPopularity;
+//     n₀ half the selection threshold, 1 with a catalogue or without
+//     noise), so each user's fold-in fits a coefficient on it: the
+//     user's own lean towards popular or niche items, which real ratings
+//     have and a bias cannot express. It reads the released counts only:
+//     no Δ₂, no budget. Result.Popularity marks it, Result.LearnedRank counts
+//     the learned columns.
 //
 // The Gram/right-hand-side split (Shares.Gram) follows from the error of
 // the ridge solve v = (G + λI)⁻¹h: to first order the noise moves v by

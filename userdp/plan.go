@@ -382,6 +382,10 @@ func (p *Plan) plan() error {
 	if o.NoNoise {
 		r.Guarantee = "none: the pipeline ran without noise (a non-private baseline); nothing it releases is private"
 		r.Factors = fmt.Sprintf("rank %d", o.Rank)
+		if o.Objective != ObjectiveRanking {
+			r.Biases = "exact sums over (weights + λ_b)"
+		}
+		p.describePopularity()
 		r.Sampler = ""
 		return nil
 	}
@@ -636,6 +640,14 @@ func (p *Plan) planRest() error {
 			r.Threshold += 2 * d.Granularity()
 		}
 	}
+	switch {
+	case o.Objective == ObjectiveRanking:
+	case o.NoBiasTrend:
+		r.Biases = "noisy sums shrunk by the noisy counts towards 0 (prior N(0, τ_b²))"
+	default:
+		r.Biases = "noisy sums shrunk by the noisy counts towards a line in ln(released count), fitted to the released sums and counts (empirical Bayes prior N(b₀ + b₁·ln n̂, τ_b²)); post-processing"
+	}
+	p.describePopularity()
 	r.finish()
 	what := "item list, global mean, number of users, noisy item counts, item biases"
 	if o.Items == nil && !o.NoTail {
@@ -644,9 +656,28 @@ func (p *Plan) planRest() error {
 	if o.Rank > 0 {
 		what += ", item factors"
 	}
+	if p.popularityColumn() {
+		what += ", the popularity column (computed from the counts)"
+	}
 	r.Guarantee = "user-level (ε, δ)-DP of everything released: " + what + " (billboard model: each user's bias, factor and predictions are computed from the release and the user's own ratings, so they are joint-DP)"
 	if o.Seeded {
 		r.Guarantee = "NONE in this run: the noise is seeded (reproducible), so anyone with the seed can remove it; unseeded runs give " + r.Guarantee
 	}
 	return nil
+}
+
+// popularityColumn says whether the release gains the popularity column
+// (Options.PopularityScale > 0, rating objective).
+func (p *Plan) popularityColumn() bool {
+	return p.opts.PopularityScale > 0 && p.opts.Objective != ObjectiveRanking
+}
+
+// describePopularity adds the popularity column to the report's factors
+// line, once the selection threshold (and so n₀) is known.
+func (p *Plan) describePopularity() {
+	if !p.popularityColumn() {
+		return
+	}
+	n0 := p.PopularityFloor()
+	p.report.Factors += fmt.Sprintf("; plus a popularity column %g·ln(max(n̂, %.3g)/%.3g) of the released counts n̂, whose coefficient each user fits locally (post-processing: no budget)", p.opts.PopularityScale, n0, n0)
 }

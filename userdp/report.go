@@ -38,6 +38,9 @@ type Report struct {
 	Items string `json:"items"`
 	// Center says where the released global centre comes from.
 	Center string `json:"center"`
+	// Biases says how the released item biases follow from the noisy
+	// sums and counts (post-processing).
+	Biases string `json:"biases"`
 	// Factors says whether factors were released and why.
 	Factors string `json:"factors"`
 	// Ranking says what the ranking objective released and why (empty
@@ -171,6 +174,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.NoNoise {
 		p("privacy:    NONE — %s", r.Guarantee)
 		p("            items: %s; centre: %s; factors: %s", r.Items, r.Center, r.Factors)
+		if r.Biases != "" {
+			p("            biases: %s", r.Biases)
+		}
 		if r.Ranking != "" {
 			p("            ranking: %s", r.Ranking)
 		}
@@ -188,6 +194,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("            selection: threshold %.4g on the noisy weighted count, δ_sel = %.3g", r.Threshold, r.SelectionDelta)
 	}
 	p("            centre: %s", r.Center)
+	if r.Biases != "" {
+		p("            biases: %s", r.Biases)
+	}
 	p("            factors: %s", r.Factors)
 	if r.Ranking != "" {
 		p("            ranking: %s", r.Ranking)

@@ -83,14 +83,14 @@ func TestRuleExperiment(t *testing.T) {
 				if s == 0 {
 					head := 0
 					for j := range res.ItemIDs {
-						for _, x := range res.V[j*res.Rank : (j+1)*res.Rank] {
+						for _, x := range res.V[j*res.Rank : j*res.Rank+res.LearnedRank()] {
 							if x != 0 {
 								head++
 								break
 							}
 						}
 					}
-					t.Logf("%s, ε = %g: %d of %d items released, %d with rank-%d factors", st.name, e, len(res.ItemIDs), st.tr.Items.Len(), head, res.Rank)
+					t.Logf("%s, ε = %g: %d of %d items released, %d with rank-%d factors", st.name, e, len(res.ItemIDs), st.tr.Items.Len(), head, res.LearnedRank())
 				}
 				if o.NoNoise {
 					break
@@ -138,7 +138,9 @@ func ruleVariant(o *Options, v string) error {
 		"start-rated":    &o.StartRatedWeight,    // the start's rated term a
 		"adaptive-power": &o.AdaptivePower, "user-bias-lambda": &o.UserBiasLambda,
 		"user-lambda": &o.UserLambda, "lambda": &o.Lambda, "noise-lambda": &o.NoiseLambda,
-		"pca-share": &o.Shares.PCA,
+		"pca-share":       &o.Shares.PCA,
+		"popularity":      &o.PopularityScale, // the popularity column's scale (0: none)
+		"selection-delta": &o.SelectionDelta,  // δ_sel as a share of δ
 	}
 	ints := map[string]*int{"rank": &o.Rank, "iters": &o.Iters, "head": &o.HeadItems, "start": &o.StartItems}
 	for _, kv := range strings.Split(v, ",") {
@@ -162,6 +164,8 @@ func ruleVariant(o *Options, v string) error {
 		case k == "count-share":
 			o.Shares.Biases += o.Shares.Counts - f
 			o.Shares.Counts = f
+		case k == "bias-trend": // 0: the items' bias prior has mean 0
+			o.NoBiasTrend = f == 0
 		case k == "catalogue": // handled by TestRuleExperiment
 		default:
 			return fmt.Errorf("DPMC_VARIANT: unknown key %q", k)

@@ -322,6 +322,70 @@ func (p *Plan) ReleaseTail(sum, weight Sum) (noisyS, noisyW, bias float64, err e
 	return ts, tw, p.shrinkBias(ts, tw/o.BiasBound), nil
 }
 
+// FitBiasTrend replaces the released item biases (ReleaseBias's, under a
+// N(0, τ_b²) prior) by those under a prior N(m_j, τ_b²) whose mean follows
+// the item's released count n̂_j, m_j = b₀ + b₁·ln max(n̂_j, 1): on real
+// data popular items are rated above niche ones, so a zero mean pulls a
+// noisy niche item's bias the wrong way. b₀ and b₁ are fitted to the
+// noisy sums S̃_j ≈ n̂_j·m_j by least squares weighted by
+// 1/(σ_S² + n̂_j²·τ_b²), the variance of S̃_j under the prior (empirical
+// Bayes); then b_j = m_j plus the shrunk remainder S̃_j − n̂_j·m_j,
+// clipped to ±BiasBound. sums and counts are the released noisy sums
+// and counts of the released items (the tail's coordinates excluded),
+// bias their released biases, overwritten. It reads only those and
+// public options (post-processing), in item order, so every caller
+// with the same release gets the same biases bit for bit. Without
+// noise, with NoBiasTrend, with slices of different lengths or with
+// fewer than MinTrendItems items of positive count it does nothing: a
+// line through a few noisy items can be worse than the zero mean (a
+// simulation at ε = 2, counts 10–300, 500 draws: without a true trend
+// the biases' squared error grew by 36 % at 10 items, 12 % at 30 and
+// 7 % at 50; with a true slope of 0.2 it fell by 3 %, 21 % and 24 %).
+func (p *Plan) FitBiasTrend(sums, counts, bias []float64) {
+	o := &p.opts
+	if o.NoNoise || o.NoBiasTrend || len(counts) != len(sums) || len(bias) != len(sums) {
+		return
+	}
+	positive := 0
+	for _, c := range counts {
+		if c > 0 {
+			positive++
+		}
+	}
+	if positive < MinTrendItems {
+		return
+	}
+	sig, tau := p.noise.biases.sigma, o.BiasPrior
+	x := func(j int) float64 { return math.Log(math.Max(counts[j], 1)) }
+	// The normal equations of Σ_j w_j·(S̃_j − c_j·(b₀ + b₁·x_j))².
+	var a00, a01, a11, r0, r1 float64
+	for j, s := range sums {
+		c := math.Max(counts[j], 0)
+		w := 1 / (sig*sig + c*c*tau*tau)
+		f0, f1 := c, c*x(j)
+		a00 += w * f0 * f0
+		a01 += w * f0 * f1
+		a11 += w * f1 * f1
+		r0 += w * f0 * s
+		r1 += w * f1 * s
+	}
+	det := a00*a11 - a01*a01
+	if !(det > 1e-12*a00*a11) {
+		return // all counts alike (or none positive): no line to fit
+	}
+	b0, b1 := (a11*r0-a01*r1)/det, (a00*r1-a01*r0)/det
+	for j, s := range sums {
+		c := math.Max(counts[j], 0)
+		m := b0 + b1*x(j)
+		b := m + p.shrinkBias(s-c*m, c)
+		bias[j] = math.Min(math.Max(b, -o.BiasBound), o.BiasBound)
+	}
+}
+
+// MinTrendItems is the fewest released items with a positive count that
+// FitBiasTrend fits its line to.
+const MinTrendItems = 50
+
 // shrinkBias turns a noisy bias sum s and a noisy weight w into the
 // released bias: the Bayes estimate s·w / (w² + λ_b·w + σ_S²/τ_b²) under
 // a N(0, τ_b²) prior, clipped to ±BiasBound.
@@ -691,6 +755,42 @@ func (p *Plan) ReleaseItem(s *Solver, step int, id string, count float64, g, h [
 	lambda := o.Lambda*math.Max(count, 0) + sg*math.Sqrt(float64(r)) + o.NoiseLambda*sh*sh
 	s.ws.solveShifted(gf, hf, lambda, dst)
 	return nil
+}
+
+// PopularityFloor is n₀ of the popularity column (Options.PopularityScale),
+// in weighted-count units: half the selection threshold under private
+// selection with noise (about the count of an item that just missed the
+// release, so that a released item's entry is positive and an
+// unreleased item's 0 sits below them all), at least 1; 1 with a public
+// catalogue or without noise.
+func (p *Plan) PopularityFloor() float64 {
+	if p.opts.Items != nil || p.opts.NoNoise {
+		return 1
+	}
+	return math.Max(p.report.Threshold/2, 1)
+}
+
+// AppendPopularity appends the popularity column to res's item factors
+// when Options.PopularityScale s is positive: V gains a last column whose
+// entry for item j is s·ln(max(n̂_j, n₀)/n₀), n̂_j = res.Counts[j] and n₀
+// = PopularityFloor; Rank grows by one and Popularity is set. It reads
+// nothing but the released counts and public options (post-processing),
+// after the ALS steps, so the learned factors are those of a run without
+// it. Each user's fold-in then fits a coefficient for it: in
+// rating units per unit of ln n̂, the user's lean towards popular items.
+func (p *Plan) AppendPopularity(res *Result) {
+	s := p.opts.PopularityScale
+	if !p.popularityColumn() || res.Popularity || res.Ranking != nil {
+		return
+	}
+	r, n := res.Rank, len(res.ItemIDs)
+	n0 := p.PopularityFloor()
+	v := make([]float64, n*(r+1))
+	for j := range n {
+		copy(v[j*(r+1):j*(r+1)+r], res.V[j*r:(j+1)*r])
+		v[j*(r+1)+r] = s * math.Log(math.Max(res.Counts[j], n0)/n0)
+	}
+	res.V, res.Rank, res.Popularity = v, r+1, true
 }
 
 // NormalizeRows scales the head rows of v (rank r) so that their root

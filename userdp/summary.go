@@ -33,10 +33,13 @@ type Summary struct {
 // ReleaseSummary counts what the release holds; these are functions of the
 // release itself, so they are as private as the release.
 type ReleaseSummary struct {
-	Items int     `json:"items"`
-	Rank  int     `json:"rank"`
-	Mu    float64 `json:"mu"`
-	// HeadItems is the number of items with a nonzero factor.
+	Items int `json:"items"`
+	// Rank is the number of learned factors; Popularity says that V also
+	// has the popularity column (Result.Popularity).
+	Rank       int     `json:"rank"`
+	Popularity bool    `json:"popularity_column"`
+	Mu         float64 `json:"mu"`
+	// HeadItems is the number of items with a nonzero learned factor.
 	HeadItems int `json:"head_items"`
 	// Ranking describes the ranking part of the ranking objective (nil
 	// for the rating objective).
@@ -128,7 +131,7 @@ func summarizeRanking(s *Summary, res *Result, opts Options, train, test *rating
 // history, beside the noisy popularity of the same release.
 func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data string, seconds float64) *Summary {
 	s := &Summary{Data: data, Options: opts, Privacy: res.Report}
-	s.Release = ReleaseSummary{Items: len(res.ItemIDs), Rank: res.Rank, Mu: res.Mu}
+	s.Release = ReleaseSummary{Items: len(res.ItemIDs), Rank: res.LearnedRank(), Popularity: res.Popularity, Mu: res.Mu}
 	if res.Ranking != nil {
 		e := &s.Evaluation
 		e.Data, e.Seconds = data, seconds
@@ -138,7 +141,7 @@ func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data str
 		return s
 	}
 	for j := range res.ItemIDs {
-		for k := range res.Rank {
+		for k := range res.LearnedRank() {
 			if res.V[j*res.Rank+k] != 0 {
 				s.Release.HeadItems++
 				break
@@ -204,10 +207,14 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if rr := s.Release.Ranking; rr != nil {
 		return s.writeRankingText(w, &b, mode, rr)
 	}
+	pop := ""
+	if s.Release.Popularity {
+		pop = " + γ_user·pop_item"
+	}
 	if s.Release.Rank == 0 {
-		fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user (biases only)\n", mode)
+		fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user%s (no factors)\n", mode, pop)
 	} else {
-		fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user + u_userᵀv_item; rank %d, %d ALS step(s)\n", mode, s.Release.Rank, o.Iters)
+		fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user + u_userᵀv_item%s; rank %d, %d ALS step(s)\n", mode, pop, s.Release.Rank, o.Iters)
 	}
 	fmt.Fprintf(&b, "released:   %d items, %d with factors; global centre μ = %.4g\n", s.Release.Items, s.Release.HeadItems, s.Release.Mu)
 	if err := s.Privacy.WriteText(&b); err != nil {

@@ -17,8 +17,14 @@ import (
 // report. Nothing in it is per user: each user's bias and factor are
 // computed by the user from Result and the user's own ratings (FoldIn).
 type Result struct {
-	// Rank is the number of factors (0: biases only).
+	// Rank is the number of columns of V: the learned factors, plus the
+	// popularity column when Popularity is set (0: biases only).
 	Rank int
+	// Popularity says that the last column of V is the popularity column
+	// (Options.PopularityScale, Plan.AppendPopularity): not a learned
+	// factor but s·ln(max(n̂_j, n₀)/n₀) of the released counts, whose
+	// coefficient each user fits in FoldIn.
+	Popularity bool
 	// Mu is the released global centre, in rating units.
 	Mu float64
 	// ItemIDs are the released items, in a canonical order (numeric IDs
@@ -28,8 +34,9 @@ type Result struct {
 	ItemIDs []string
 	// ItemBias holds the released item biases, in rating units.
 	ItemBias []float64
-	// V holds the released item factors, len(ItemIDs)·Rank, row-major;
-	// rows of tail items are zero.
+	// V holds the released item factors, len(ItemIDs)·Rank, row-major:
+	// the learned factors (zero for items outside the head), then the
+	// popularity column if Popularity is set.
 	V []float64
 	// Counts holds the released noisy weighted counts of the items, in
 	// weighted-count units (each user's weights have ℓ2 norm ≤ 1).
@@ -66,6 +73,15 @@ type Result struct {
 	// biasSums are the released noisy bias sums, with the tail's sum and
 	// scaled weight appended under private selection (kept for tests).
 	biasSums []float64
+}
+
+// LearnedRank returns the number of learned factors: Rank without the
+// popularity column.
+func (res *Result) LearnedRank() int {
+	if res.Popularity {
+		return res.Rank - 1
+	}
+	return res.Rank
 }
 
 // trainer holds one run's state. Users are in the canonical order of
@@ -178,6 +194,7 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 		}
 		res.V = v
 	}
+	t.AppendPopularity(res)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -336,6 +353,7 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 			return nil, 0, nil, err
 		}
 	}
+	t.FitBiasTrend(out, counts, b)
 	if !withTail {
 		return b, 0, out, nil
 	}

@@ -146,7 +146,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		opts func(eps float64) userdp.Options
 	}
 	all := []series{
-		{ModelBiases, func(e float64) userdp.Options { return userdp.Defaults(e, c.Delta, lo, hi).WithFactors(0, 0, 0) }},
+		{ModelBiases, func(e float64) userdp.Options { return bareBiases(userdp.Defaults(e, c.Delta, lo, hi)) }},
 		{ModelDefault, func(e float64) userdp.Options { return userdp.Defaults(e, c.Delta, lo, hi) }},
 	}
 	if c.Catalogue != nil {
@@ -177,7 +177,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		name string
 		opts userdp.Options
 	}{
-		{ModelNonPrivateBiases, userdp.Defaults(math.Inf(1), c.Delta, lo, hi).WithFactors(0, 0, 0)},
+		{ModelNonPrivateBiases, bareBiases(userdp.Defaults(math.Inf(1), c.Delta, lo, hi))},
 		{ModelNonPrivate, userdp.Defaults(math.Inf(1), c.Delta, lo, hi)},
 	} {
 		x, _, err := fit(np.opts)
@@ -229,4 +229,13 @@ func meanRMSE(train, test *ratings.Matrix) float64 {
 	m := s / float64(train.Len())
 	rmse, _ := metrics.Errors(test, metrics.ScorerFunc(func(int, int) float64 { return m }))
 	return rmse
+}
+
+// bareBiases returns o as a bare bias model: no factors and no
+// popularity column (each user's bias alone), the baseline that shows
+// what the default's factors and column add.
+func bareBiases(o userdp.Options) userdp.Options {
+	o = o.WithFactors(0, 0, 0)
+	o.PopularityScale = 0
+	return o
 }

@@ -755,6 +755,7 @@ func (f *assembleFn) ProcessElement(rel release, side func(*sums) bool, biases f
 		}
 		rel.BiasSums[j], rel.ItemBias[j] = b.Sum, b.V
 	}
+	p.FitBiasTrend(rel.BiasSums, rel.Counts, rel.ItemBias) // as userdp.Train does
 	if p.WithTail() {
 		var tw weighted // the combined tail (merged, should a runner split it)
 		for _, t := range collect(tails) {
@@ -1034,6 +1035,7 @@ func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*su
 	o := p.Options()
 	res := fitModel(&rel, mu, o)
 	res.Report = p.Report()
+	p.AppendPopularity(res) // after the steps, as userdp.Train does
 	if err := f.saveTo(ctx, f.Save, f.Force, res); err != nil {
 		return err
 	}

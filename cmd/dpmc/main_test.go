@@ -325,6 +325,7 @@ func TestTrainHelpStatesTheFactorRule(t *testing.T) {
 		fmt.Sprintf("default %d", d.HeadItems),
 		fmt.Sprintf("over the %d most popular", d.StartItems),
 		fmt.Sprintf("and %d ALS step", d.Iters),
+		fmt.Sprintf("popularity column %g·ln(n̂/n₀)", d.PopularityScale),
 	} {
 		if !strings.Contains(flat, w) {
 			t.Errorf("train's help text lacks %q", w)

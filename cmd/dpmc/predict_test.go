@@ -29,8 +29,12 @@ func trainUserModel(t *testing.T) (*model.Model, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Rank != 4 || !slices.ContainsFunc(m.V, func(x float64) bool { return x != 0 }) {
-		t.Fatalf("model has rank %d and no nonzero factor: the test would not test the factors", m.Rank)
+	learned := false
+	for j := range m.ItemIDs {
+		learned = learned || slices.ContainsFunc(m.V[j*m.Rank:j*m.Rank+4], func(x float64) bool { return x != 0 })
+	}
+	if m.Rank != 5 || !m.Popularity || !learned {
+		t.Fatalf("model has rank %d (popularity column %v) and no nonzero learned factor: the test would not test the factors", m.Rank, m.Popularity)
 	}
 	return m, path
 }

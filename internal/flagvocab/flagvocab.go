@@ -107,6 +107,7 @@ var Vocabulary = []Flag{
 	{Name: "output-dir", Type: "string", Default: "", Auto: true, Unit: Dir, Meaning: "folder the command writes its results into"},
 	{Name: "output-format", Type: "string", Default: "text", Unit: Choice, Meaning: "format of what is printed: text or json (budget also csv)"},
 	{Name: "pairs", Type: "string", Default: "", Unit: File, Meaning: "file of (user, item) pairs to predict (required)"},
+	{Name: "popularity-scale", Type: "float64", Default: "0.5", Unit: None, Meaning: "scale of the popularity column ln(n̂/n₀) of the released counts, each user's own slope on popularity (0: none)"},
 	{Name: "positive", Type: "float64", Default: "0", Auto: true, Unit: Ratings, Meaning: "public threshold of the ranking objective: a rating ≥ it is a positive (default: min + 0.75·(max − min), 4 on 1–5)"},
 	{Name: "privacy", Type: "string", Default: "", Auto: true, Unit: Choice, Meaning: "privacy mode: paper (the paper's algorithms, no guarantee) or user (user-level DP)"},
 	{Name: "quick", Type: "bool", Default: "false", Unit: Switch, Meaning: "a reduced smoke-test run, not comparable with full runs"},
@@ -230,6 +231,6 @@ func StdType(f *flag.Flag) string {
 var Beam = []string{
 	"center", "clip-norm", "columns", "data", "delta", "epsilon", "factor-share", "force",
 	"format", "head-items", "head-noise-ratio", "header", "items", "iters", "log-ids", "log-level",
-	"max-user-ratings", "objective", "output-format", "positive", "rank", "rating-range", "sampler",
+	"max-user-ratings", "objective", "output-format", "popularity-scale", "positive", "rank", "rating-range", "sampler",
 	"save", "seed", "shuffle-counters", "start-items", "weights",
 }

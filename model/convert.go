@@ -18,7 +18,7 @@ import (
 // res's slices.
 func FromUserLevel(res *userdp.Result, settings any) (*Model, error) {
 	m := &Model{
-		Kind: UserLevel, Min: res.Min, Max: res.Max, Mu: res.Mu, Rank: res.Rank, Popularity: res.Popularity,
+		Kind: UserLevel, Min: res.Min, Max: res.Max, Mu: res.Mu, Rank: res.Rank, Features: res.Features,
 		ItemIDs: res.ItemIDs, ItemBias: res.ItemBias, TailBias: res.TailBias, V: res.V, Counts: res.Counts,
 		Ridges:   &FoldInRidges{UserLambda: res.UserLambda, UserLambdaPerRating: res.UserLambdaPerRating, UserBiasLambda: res.UserBiasLambda},
 		Released: "the whole file is the release, at the privacy report's total (unseeded runs only); it holds nothing per user",

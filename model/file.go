@@ -69,7 +69,7 @@ type header struct {
 	Mean       float64         `json:"mean,omitempty"`
 	TailBias   float64         `json:"tail_bias,omitempty"`
 	Rank       int             `json:"rank"`
-	Popularity bool            `json:"popularity_column,omitempty"`
+	Features   []string        `json:"feature_columns,omitempty"`
 	Items      int             `json:"items"`
 	Users      int             `json:"users"`
 	FoldIn     *FoldInRidges   `json:"fold_in,omitempty"`
@@ -181,8 +181,8 @@ func (m *Model) check() error {
 			}
 		}
 	case Paper:
-		if m.Popularity {
-			return errors.New("a paper model has no popularity column")
+		if len(m.Features) > 0 {
+			return errors.New("a paper model has no feature columns")
 		}
 		if m.Ranking != nil {
 			return errors.New("a paper model has no ranking part")
@@ -199,8 +199,13 @@ func (m *Model) check() error {
 	if m.Rank < 0 || m.Rank > maxRank {
 		return fmt.Errorf("rank %d, want in [0, %d]", m.Rank, maxRank)
 	}
-	if m.Popularity && m.Rank < 1 {
-		return errors.New("a popularity column, but rank 0")
+	if len(m.Features) > m.Rank {
+		return fmt.Errorf("%d feature columns, but rank %d", len(m.Features), m.Rank)
+	}
+	for k, f := range m.Features {
+		if f != userdp.FeaturePopularity && f != userdp.FeatureItemBias || slices.Index(m.Features, f) != k {
+			return fmt.Errorf("feature columns %q, want distinct names among %q and %q", m.Features, userdp.FeaturePopularity, userdp.FeatureItemBias)
+		}
 	}
 	if !(m.Min < m.Max) || math.IsInf(m.Min, 0) || math.IsInf(m.Max, 0) {
 		return fmt.Errorf("rating range [%v, %v], want finite MIN < MAX", m.Min, m.Max)
@@ -383,7 +388,7 @@ func (m *Model) Write(w io.Writer) error {
 	secs := m.sections()
 	h := header{
 		Format: Format, Version: Version, Kind: m.Kind, Released: m.Released, Prediction: predictionRule,
-		RatingMin: m.Min, RatingMax: m.Max, Mu: m.Mu, Mean: m.Mean, TailBias: m.TailBias, Rank: m.Rank, Popularity: m.Popularity, Items: len(m.ItemIDs), Users: len(m.UserIDs),
+		RatingMin: m.Min, RatingMax: m.Max, Mu: m.Mu, Mean: m.Mean, TailBias: m.TailBias, Rank: m.Rank, Features: m.Features, Items: len(m.ItemIDs), Users: len(m.UserIDs),
 		FoldIn: m.Ridges, Settings: compact(m.Settings), Privacy: compact(m.Privacy),
 	}
 	if r := m.Ranking; r != nil {
@@ -605,7 +610,7 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if h.Rank < 0 || h.Rank > maxRank || h.Items < 0 || h.Items > maxRows || h.Users < 0 || h.Users > maxRows {
 		return nil, fmt.Errorf("%w: rank %d, %d items, %d users", ErrCorrupt, h.Rank, h.Items, h.Users)
 	}
-	m := &Model{Kind: h.Kind, Min: h.RatingMin, Max: h.RatingMax, Mu: h.Mu, Mean: h.Mean, TailBias: h.TailBias, Rank: h.Rank, Popularity: h.Popularity, Ridges: h.FoldIn,
+	m := &Model{Kind: h.Kind, Min: h.RatingMin, Max: h.RatingMax, Mu: h.Mu, Mean: h.Mean, TailBias: h.TailBias, Rank: h.Rank, Features: h.Features, Ridges: h.FoldIn,
 		Settings: compact(h.Settings), Privacy: compact(h.Privacy), Released: h.Released, version: version}
 	if h.Kind == Paper {
 		m.UserIDs, m.U = []string{}, []float64{}

@@ -59,13 +59,14 @@ type Model struct {
 	// solver's offset, usually 0, of a paper model).
 	Mu float64
 	// Rank is the number of factors per item and user (0: biases only),
-	// the popularity column included when Popularity is set.
+	// the feature columns included.
 	Rank int
-	// Popularity says, for a user-level model, that the last column of V
-	// is not a learned factor but the popularity column of the released
-	// counts (userdp.Options.PopularityScale); a user's fold-in fits its
-	// coefficient like a factor's.
-	Popularity bool
+	// Features names, for a user-level model, the last len(Features)
+	// columns of V, in order: not learned factors but public functions of
+	// the released counts and biases (userdp.FeaturePopularity,
+	// userdp.FeatureItemBias; userdp.Result.Features). A user's fold-in
+	// fits their coefficients like a factor's.
+	Features []string
 	// ItemIDs are the item IDs; row j of V and ItemBias[j] belong to
 	// ItemIDs[j]. Unique and non-empty, without a control character (no
 	// tab or line break).
@@ -261,7 +262,7 @@ func (m *Model) FoldIn(h History) (u User, unknown int, err error) {
 // the model), for FoldIn.
 func (m *Model) release() *userdp.Result {
 	return &userdp.Result{
-		Rank: m.Rank, Popularity: m.Popularity, Mu: m.Mu, ItemIDs: m.ItemIDs, ItemBias: m.ItemBias, TailBias: m.TailBias, V: m.V, Counts: m.Counts,
+		Rank: m.Rank, Features: m.Features, Mu: m.Mu, ItemIDs: m.ItemIDs, ItemBias: m.ItemBias, TailBias: m.TailBias, V: m.V, Counts: m.Counts,
 		Min: m.Min, Max: m.Max,
 		UserLambda: m.Ridges.UserLambda, UserBiasLambda: m.Ridges.UserBiasLambda, UserLambdaPerRating: m.Ridges.UserLambdaPerRating,
 	}

@@ -82,7 +82,7 @@ func TestRoundTripUserLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := saveLoad(t, m)
-	if got.Kind != UserLevel || got.Rank != 5 || !got.Popularity || got.Mu != res.Mu || got.Min != res.Min || got.Max != res.Max || *got.Ridges != *m.Ridges ||
+	if got.Kind != UserLevel || got.Rank != 6 || !slices.Equal(got.Features, res.Features) || len(res.Features) != 2 || got.Mu != res.Mu || got.Min != res.Min || got.Max != res.Max || *got.Ridges != *m.Ridges ||
 		!slices.Equal(got.ItemIDs, res.ItemIDs) || !bitsEqual(got.ItemBias, res.ItemBias) || !bitsEqual(got.V, res.V) || !bitsEqual(got.Counts, res.Counts) ||
 		got.UserIDs != nil || got.U != nil || !bytes.Equal(got.Settings, m.Settings) || !bytes.Equal(got.Privacy, m.Privacy) || got.Released != m.Released {
 		t.Fatalf("loaded model differs from the saved one")
@@ -643,22 +643,34 @@ func TestSaveContextCancelled(t *testing.T) {
 	}
 }
 
-// A popularity column needs a user-level model with a rank: Write
-// refuses one on a paper model or at rank 0, naming it.
-func TestCheckPopularityColumn(t *testing.T) {
+// Feature columns need a user-level model with as many columns, named
+// once each among the known features: Write refuses anything else,
+// saying what.
+func TestCheckFeatureColumns(t *testing.T) {
 	paper := paperModel([]string{"u1"}, []string{"a", "b"})
-	paper.Popularity = true
-	if err := paper.Write(io.Discard); err == nil || !strings.Contains(err.Error(), "a paper model has no popularity column") {
-		t.Errorf("paper model with a popularity column: %v", err)
+	paper.Features = []string{userdp.FeaturePopularity}
+	if err := paper.Write(io.Discard); err == nil || !strings.Contains(err.Error(), "a paper model has no feature columns") {
+		t.Errorf("paper model with a feature column: %v", err)
 	}
 	train, _ := split(t)
 	res, o := userLevel(t, train)
-	m, err := FromUserLevel(res, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Rank, m.V = 0, nil
-	if err := m.Write(io.Discard); err == nil || !strings.Contains(err.Error(), "a popularity column, but rank 0") {
-		t.Errorf("popularity column at rank 0: %v", err)
+	for _, c := range []struct {
+		name     string
+		rank     int
+		features []string
+		want     string
+	}{
+		{"more columns than the rank", 1, []string{"popularity", "item_bias"}, "2 feature columns, but rank 1"},
+		{"unknown name", 6, []string{"popularity", "genre"}, `feature columns ["popularity" "genre"], want distinct names`},
+		{"twice the same", 6, []string{"item_bias", "item_bias"}, "want distinct names"},
+	} {
+		m, err := FromUserLevel(res, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Rank, m.V, m.Features = c.rank, make([]float64, len(m.ItemIDs)*c.rank), c.features
+		if err := m.Write(io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
 	}
 }

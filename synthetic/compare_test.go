@@ -77,7 +77,7 @@ func side(t *testing.T, tr, te *ratings.Dataset) []float64 {
 	}
 	out = append(out, run(userdp.Defaults(math.Inf(1), 0, 1, 5)))
 	b := userdp.Defaults(math.Inf(1), 0, 1, 5)
-	b.Rank, b.Iters, b.PopularityScale = 0, 0, 0 // a bare bias model
+	b.Rank, b.Iters, b.PopularityScale, b.BiasColumnScale = 0, 0, 0, 0 // a bare bias model
 	out = append(out, run(b))
 	x := tr.Ratings
 	ndcg := func(m metrics.Scorer) float64 {

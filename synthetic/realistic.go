@@ -78,6 +78,11 @@ type Realistic struct {
 	// in how much more than their bias they like popular items
 	// (Stats.PopularitySlopeSD; version 2, 0: none).
 	PopularitySlope float64
+	// BiasScale is the SD of a user's own scale on the item biases: user
+	// i's latent ratings use (1 + ζ_i)·b_j, ζ_i ~ N(0, BiasScale²), so
+	// users differ in how closely they follow the crowd's view of an item
+	// (Stats.BiasSlopeSD; version 2, 0: none).
+	BiasScale float64
 	// Hist is the target fraction of 1, 2, …, 5 star ratings: latent
 	// values are cut at their own quantiles to match it (version 2).
 	Hist [5]float64
@@ -103,7 +108,7 @@ func DefaultRealistic(users int, seed uint64) Realistic {
 		ItemSpread: 2.0, ItemBiasSD: 0.65, ItemBiasCorr: 0.75,
 		UserBiasSD: 0.5, UserBiasCorr: 0.08,
 		FactorSD: 0.5, SpectrumDecay: 1, NoiseSD: 0.95, NoiseSpread: 0.25,
-		Taste: 0.6, Exposure: 2.2, ExposureRank: 10, PopularitySlope: 0.2,
+		Taste: 0.6, Exposure: 2.2, ExposureRank: 10, PopularitySlope: 0.1, BiasScale: 0.4,
 		Hist: [5]float64{0.061, 0.114, 0.271, 0.342, 0.212},
 		Seed: seed,
 	}

@@ -18,6 +18,9 @@ const (
 	// apart from the users' own streams (PopularitySlope 0 draws none and
 	// leaves the data as before it existed).
 	streamSlopesV2 = 1 << 42
+	// streamScalesV2 draws the users' scales on the item biases, in user
+	// order (BiasScale 0 draws none).
+	streamScalesV2 = 1 << 43
 )
 
 // generateV2 draws the version 2 data set:
@@ -38,9 +41,10 @@ const (
 //     without replacement with probability ∝ exp of the rest (the
 //     Gumbel-top-k trick), so users rate more often what they like
 //     (missing not at random) and what users like them rate;
-//   - the latent rating is b_i + b_j + u_iᵀv_j + γ_i·z_j + noise,
-//     γ_i ~ N(0, PopularitySlope²) the user's own slope on popularity
-//     (its own stream), cut into stars at
+//   - the latent rating is b_i + (1 + ζ_i)·b_j + u_iᵀv_j + γ_i·z_j +
+//     noise, γ_i ~ N(0, PopularitySlope²) the user's own slope on
+//     popularity and ζ_i ~ N(0, BiasScale²) the user's own scale on the
+//     item biases (each from its own stream), cut into stars at
 //     the quantiles of the latent ratings (of the first 2²⁰ drawn) that
 //     give the histogram Hist; with Hist zero, Mean + latent rounded and
 //     clamped to [1, 5].
@@ -60,8 +64,8 @@ func (o Realistic) generateV2() (*ratings.Dataset, error) {
 		return nil, fmt.Errorf("synthetic: realistic min per user = %d, want in [1, items/2 = %d]", o.MinPerUser, o.Items/2)
 	case !(o.ItemBiasCorr >= -1 && o.ItemBiasCorr <= 1), !(o.UserBiasCorr >= -1 && o.UserBiasCorr <= 1):
 		return nil, fmt.Errorf("synthetic: realistic bias correlations must be in [-1, 1]")
-	case !nonNegative(o.UserMedian, o.UserSpread, o.ItemSpread, o.UserBiasSD, o.ItemBiasSD, o.FactorSD, o.NoiseSD, o.NoiseSpread, o.SpectrumDecay, o.Taste, o.Exposure, o.PopularitySlope), math.IsNaN(o.Mean) || math.IsInf(o.Mean, 0):
-		return nil, fmt.Errorf("synthetic: realistic: median, spreads, standard deviations, decay, taste, exposure and popularity slope must be ≥ 0 and finite")
+	case !nonNegative(o.UserMedian, o.UserSpread, o.ItemSpread, o.UserBiasSD, o.ItemBiasSD, o.FactorSD, o.NoiseSD, o.NoiseSpread, o.SpectrumDecay, o.Taste, o.Exposure, o.PopularitySlope, o.BiasScale), math.IsNaN(o.Mean) || math.IsInf(o.Mean, 0):
+		return nil, fmt.Errorf("synthetic: realistic: median, spreads, standard deviations, decay, taste, exposure, popularity slope and bias scale must be ≥ 0 and finite")
 	}
 	var histSum float64
 	for _, h := range o.Hist {
@@ -109,11 +113,14 @@ func (o Realistic) generateV2() (*ratings.Dataset, error) {
 	key := make([]float64, o.Items)
 	idx := make([]int32, o.Items)
 	var triples []ratings.Triple
-	gs := rng.Stream(o.Seed, streamSlopesV2)
+	gs, gz := rng.Stream(o.Seed, streamSlopesV2), rng.Stream(o.Seed, streamScalesV2)
 	for i := range o.Users {
-		slope := 0.0
+		slope, scale := 0.0, 1.0
 		if o.PopularitySlope > 0 {
 			slope = o.PopularitySlope * gs.NormFloat64()
+		}
+		if o.BiasScale > 0 {
+			scale += o.BiasScale * gz.NormFloat64()
 		}
 		gi := rng.Stream(o.Seed, streamUsersV2+uint64(i))
 		z := gi.NormFloat64()
@@ -144,7 +151,7 @@ func (o Realistic) generateV2() (*ratings.Dataset, error) {
 		chosen := idx[:n]
 		slices.Sort(chosen)
 		for _, j := range chosen {
-			x := ub + ib[j] + noise*gi.NormFloat64() + slope*zs[j]
+			x := ub + scale*ib[j] + noise*gi.NormFloat64() + slope*zs[j]
 			vj := v[int(j)*r : int(j)*r+r]
 			for a, y := range u {
 				x += y * vj[a]

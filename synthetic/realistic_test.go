@@ -133,47 +133,60 @@ func TestRealisticErrors(t *testing.T) {
 }
 
 // hash300v2 is the hash of DefaultRealistic(300, 1) before users had a
-// slope on popularity (commit 4bfe0ce).
+// slope on popularity and a scale on the item biases (commit 4bfe0ce).
 const hash300v2 = 0x94e02ac40c49761d
 
-// PopularitySlope 0 draws nothing: the data are those of the generator
-// before the slope existed, bit for bit. With the default slope the data
-// differ, and the users' slopes on popularity spread as on MovieLens
-// 100k (0.140 there; 0.135 at 943 users, docs/generator.md), against
-// about 0.05 without.
-func TestPopularitySlope(t *testing.T) {
-	g := synthetic.DefaultRealistic(300, 1)
-	g.PopularitySlope = 0
-	if got := hashOf(t, g); got != hash300v2 {
-		t.Errorf("PopularitySlope 0: hash %#x, want %#x (the data before the slope)", got, uint64(hash300v2))
+// PopularitySlope and BiasScale 0 draw nothing: the data are those of
+// the generator before they existed, bit for bit. With the defaults the
+// data differ, and users' slopes on popularity and on the item bias
+// spread as on MovieLens 100k (0.140 and 0.388 there; 0.149 and 0.382 at
+// 943 users, docs/generator.md), against 0.054 and 0.087 without.
+func TestUserSlopes(t *testing.T) {
+	flat := func(users int) synthetic.Realistic {
+		g := synthetic.DefaultRealistic(users, 1)
+		g.PopularitySlope, g.BiasScale = 0, 0
+		return g
+	}
+	if got := hashOf(t, flat(300)); got != hash300v2 {
+		t.Errorf("PopularitySlope and BiasScale 0: hash %#x, want %#x (the data before them)", got, uint64(hash300v2))
 	}
 	if got := hashOf(t, synthetic.DefaultRealistic(300, 1)); got == hash300v2 {
-		t.Error("the default slope changed nothing")
+		t.Error("the default slopes changed nothing")
 	}
-	sd := func(g synthetic.Realistic) float64 {
+	stats := func(g synthetic.Realistic) synthetic.Stats {
 		d, err := g.Generate()
 		if err != nil {
 			t.Fatal(err)
 		}
-		return synthetic.Describe(d.Ratings, 0).PopularitySlopeSD
+		return synthetic.Describe(d.Ratings, 0)
 	}
-	flat := synthetic.DefaultRealistic(943, 1)
-	flat.PopularitySlope = 0
-	with, without := sd(synthetic.DefaultRealistic(943, 1)), sd(flat)
-	t.Logf("943 users: SD of users' slopes %.3f with the default slope, %.3f without", with, without)
-	if !(with > 0.11 && with < 0.16) || !(without < 0.08) {
-		t.Errorf("SD of users' slopes %.3f (want in (0.11, 0.16)) with the slope, %.3f (want < 0.08) without", with, without)
+	with, without := stats(synthetic.DefaultRealistic(943, 1)), stats(flat(943))
+	t.Logf("943 users: SD of users' slopes on popularity %.3f and on the item bias %.3f with the defaults, %.3f and %.3f without",
+		with.PopularitySlopeSD, with.BiasSlopeSD, without.PopularitySlopeSD, without.BiasSlopeSD)
+	if !(with.PopularitySlopeSD > 0.11 && with.PopularitySlopeSD < 0.18) || !(without.PopularitySlopeSD < 0.08) {
+		t.Errorf("SD of users' slopes on popularity %.3f (want in (0.11, 0.18)) with the defaults, %.3f (want < 0.08) without", with.PopularitySlopeSD, without.PopularitySlopeSD)
 	}
-	g.PopularitySlope = -1
-	if _, err := g.Generate(); err == nil {
-		t.Error("a negative slope SD was accepted")
+	if !(with.BiasSlopeSD > 0.3 && with.BiasSlopeSD < 0.46) || !(without.BiasSlopeSD < 0.15) {
+		t.Errorf("SD of users' slopes on the item bias %.3f (want in (0.3, 0.46)) with the defaults, %.3f (want < 0.15) without", with.BiasSlopeSD, without.BiasSlopeSD)
+	}
+	for _, bad := range []func(*synthetic.Realistic){
+		func(g *synthetic.Realistic) { g.PopularitySlope = -1 },
+		func(g *synthetic.Realistic) { g.BiasScale = math.NaN() },
+	} {
+		g := synthetic.DefaultRealistic(300, 1)
+		bad(&g)
+		if _, err := g.Generate(); err == nil {
+			t.Errorf("%+v accepted", g)
+		}
 	}
 }
 
-// On MovieLens 100k the statistic the slope is fitted to is 0.140.
-func TestPopularitySlopeSDMovieLens(t *testing.T) {
+// On MovieLens 100k the statistics the slopes are fitted to are 0.140
+// and 0.388.
+func TestUserSlopesMovieLens(t *testing.T) {
 	all, _, _ := movieLens(t)
-	if got := synthetic.Describe(all.Ratings, 0).PopularitySlopeSD; math.Abs(got-0.140) > 0.0015 {
-		t.Errorf("MovieLens 100k: SD of users' slopes on popularity %.4f, want 0.140 (docs/generator.md)", got)
+	s := synthetic.Describe(all.Ratings, 0)
+	if math.Abs(s.PopularitySlopeSD-0.140) > 0.0015 || math.Abs(s.BiasSlopeSD-0.388) > 0.0015 {
+		t.Errorf("MovieLens 100k: SD of users' slopes on popularity %.4f and on the item bias %.4f, want 0.140 and 0.388 (docs/generator.md)", s.PopularitySlopeSD, s.BiasSlopeSD)
 	}
 }

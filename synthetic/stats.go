@@ -45,6 +45,11 @@ type Stats struct {
 	// SD of log popularity. How much users differ in their taste for
 	// popular over niche items beyond what biases say.
 	PopularitySlopeSD float64
+	// BiasSlopeSD is the same for the slope of a user's residuals on the
+	// ridge item biases b_j, in stars per star: how much users differ in
+	// how closely they follow the crowd's view of an item, beyond their
+	// own bias.
+	BiasSlopeSD float64
 }
 
 // Law summarises a count distribution.
@@ -179,9 +184,15 @@ func Describe(m *ratings.Matrix, spectrum int) Stats {
 		m1 /= float64(len(lsd))
 		st.UserSDSpread = math.Sqrt(math.Max(m2/float64(len(lsd))-m1*m1, 0))
 	}
-	st.PopularitySlopeSD = popularitySlopeSD(m, pop, act, func(t ratings.Triple) float64 {
-		return t.Value - mu - bu[t.User] - bi[t.Item]
-	})
+	resid := func(t ratings.Triple) float64 { return t.Value - mu - bu[t.User] - bi[t.Item] }
+	logPop := make([]float64, cols)
+	for j, n := range pop {
+		if n > 0 {
+			logPop[j] = math.Log(n)
+		}
+	}
+	st.PopularitySlopeSD = slopeSD(m, logPop, true, act, resid)
+	st.BiasSlopeSD = slopeSD(m, bi, false, act, resid)
 	if spectrum > 0 {
 		d := mat.NewDense(rows, cols, nil)
 		for t := range m.All() {
@@ -200,32 +211,36 @@ func Describe(m *ratings.Matrix, spectrum int) Stats {
 	return st
 }
 
-// popularitySlopeSD is Stats.PopularitySlopeSD of m's residuals res, with
-// pop and act the items' and users' numbers of ratings.
-func popularitySlopeSD(m *ratings.Matrix, pop, act []float64, res func(ratings.Triple) float64) float64 {
-	// Standardize log popularity over the ratings.
-	var s1, s2, n float64
-	for t := range m.All() {
-		x := math.Log(pop[t.Item])
-		s1 += x
-		s2 += x * x
-		n++
-	}
-	mean := s1 / n
-	sd := math.Sqrt(math.Max(s2/n-mean*mean, 0))
-	if !(sd > 0) {
-		return 0
+// slopeSD is the SD over users with at least 20 ratings (act) of the
+// least-squares slope of their residuals res on an item feature x (x[j]
+// for item j; standardized over the ratings if standardize), less the
+// slopes' mean sampling variance: Stats.PopularitySlopeSD and
+// BiasSlopeSD.
+func slopeSD(m *ratings.Matrix, x []float64, standardize bool, act []float64, res func(ratings.Triple) float64) float64 {
+	mean, sd := 0.0, 1.0
+	if standardize {
+		var s1, s2, n float64
+		for t := range m.All() {
+			s1 += x[t.Item]
+			s2 += x[t.Item] * x[t.Item]
+			n++
+		}
+		mean = s1 / n
+		sd = math.Sqrt(math.Max(s2/n-mean*mean, 0))
+		if !(sd > 0) {
+			return 0
+		}
 	}
 	type acc struct{ n, sx, sy, sxx, sxy, syy float64 }
 	us := make([]acc, m.Rows())
 	for t := range m.All() {
-		x, y := (math.Log(pop[t.Item])-mean)/sd, res(t)
+		f, y := (x[t.Item]-mean)/sd, res(t)
 		a := &us[t.User]
 		a.n++
-		a.sx += x
+		a.sx += f
 		a.sy += y
-		a.sxx += x * x
-		a.sxy += x * y
+		a.sxx += f * f
+		a.sxy += f * y
 		a.syy += y * y
 	}
 	var slopes []float64
@@ -291,5 +306,6 @@ func Compare(nameA string, a Stats, nameB string, b Stats) string {
 	row("per-user residual SD, median", "%.3f", a.UserSD, b.UserSD)
 	row("per-user residual SD, SD of log", "%.3f", a.UserSDSpread, b.UserSDSpread)
 	row("SD of users' slopes on log popularity", "%.3f", a.PopularitySlopeSD, b.PopularitySlopeSD)
+	row("SD of users' slopes on the item bias", "%.3f", a.BiasSlopeSD, b.BiasSlopeSD)
 	return w.String()
 }

@@ -64,15 +64,17 @@
 //     side Σ w r̃ ũ (Δ₂ ≤ B_r·C). Items are solved by ridge regression with
 //     λ_j = λ·Ŵ_j + σ_G√r + κ·σ_h², the shift raised until the noisy matrix
 //     is positive definite (post-processing).
-//   - the popularity column (Options.PopularityScale s > 0, with or
-//     without factors): after the ALS steps V gains a last column
-//     s·ln(max(W̃_j, n₀)/n₀) of the released counts (Plan.AppendPopularity;
-//     n₀ half the selection threshold, 1 with a catalogue or without
-//     noise), so each user's fold-in fits a coefficient on it: the
-//     user's own lean towards popular or niche items, which real ratings
-//     have and a bias cannot express. It reads the released counts only:
-//     no Δ₂, no budget. Result.Popularity marks it, Result.LearnedRank counts
-//     the learned columns.
+//   - the feature columns (with or without factors): after the ALS steps
+//     V gains the popularity column s·ln(max(W̃_j, n₀)/n₀) of the released
+//     counts (Options.PopularityScale; n₀ half the selection threshold, 1
+//     with a catalogue or without noise) and the item-bias column
+//     c·(b_j − b_tail) of the released biases (Options.BiasColumnScale;
+//     Plan.AppendFeatures), so each user's fold-in fits a coefficient on
+//     each: the user's own lean towards popular or niche items and own
+//     scale on the crowd's view of an item, which real ratings have and a
+//     bias cannot express. They read released values only: no Δ₂, no
+//     budget. Result.Features names them, Result.LearnedRank counts the
+//     learned columns.
 //
 // The Gram/right-hand-side split (Shares.Gram) follows from the error of
 // the ridge solve v = (G + λI)⁻¹h: to first order the noise moves v by

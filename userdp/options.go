@@ -199,7 +199,7 @@ type Options struct {
 	// residuals alone.
 	StartRatedWeight float64 `json:"start_rated_weight"`
 	// PopularityScale s (≥ 0, finite) appends a popularity column to the
-	// released item factors (Plan.AppendPopularity): item j's entry is
+	// released item factors (Plan.AppendFeatures): item j's entry is
 	// s·ln(max(n̂_j, n₀)/n₀), n̂_j its released count and n₀ the
 	// PopularityFloor; an item outside the release has 0. Each user's
 	// fold-in fits its own coefficient for it beside the factors and the
@@ -210,6 +210,16 @@ type Options struct {
 	// UserLambdaPerRating·n) divided by s², per unit of ln n̂. 0: no
 	// column.
 	PopularityScale float64 `json:"popularity_scale"`
+	// BiasColumnScale c (≥ 0, finite) appends an item-bias column to the
+	// released item factors after the popularity column
+	// (Plan.AppendFeatures): item j's entry is c·(b_j − b_tail) of the
+	// released biases. Each user's fold-in fits its own coefficient: how
+	// much more or less than the crowd the user follows the items'
+	// biases (users' rating scales differ; a bias alone shifts them, it
+	// cannot stretch them). Post-processing of the released biases, no
+	// budget; c sets its ridge as s does the popularity column's. 0: no
+	// column.
+	BiasColumnScale float64 `json:"bias_column_scale"`
 	// MaxItemsPerUser is the most ratings one user contributes to any
 	// release, in [1, MaxMaxItemsPerUser]; a user with more contributes a
 	// uniformly random subset. Users fit their own factors from all their ratings.
@@ -373,27 +383,32 @@ type Options struct {
 //     generator, whose co-occurrence is mostly an exposure independent of
 //     the ratings (a weight of ½ was worse than ¼ there at ε ≥ 10;
 //     docs/private-models.md, "The start's rated term");
-//   - the popularity column (PopularityScale ½, n₀ half the selection
-//     threshold): users differ in how much more than their bias they
-//     like popular items — on MovieLens 100k the SD over users of their
-//     own slope on log popularity is 0.14 stars per SD (beyond sampling
-//     noise; synthetic.Stats.PopularitySlopeSD) — and a column
-//     ½·ln(n̂_j/n₀) lets each user fit it at no privacy cost. Test RMSE
-//     (median of 3 seeds) moved on MovieLens 100k u1 by −0.0006 / −0.0121
-//     / −0.0136 / −0.0127 at ε = 1 / 5 / 10 / 20 (biases only there), by
-//     −0.0102 / −0.0108 / −0.0070 / −0.0054 with factors forced on (ε = 5
-//     / 10 / 20 / 50) and by −0.0024 without noise; on the generator,
-//     whose users' slopes are fitted to MovieLens 100k's
-//     (docs/generator.md), by −0.0037 / −0.0022 / −0.0026 / −0.0030 at
-//     ε = 1 / 5 / 10 / 20. Scales 0.35 and 0.7 were within 0.0006
-//     (docs/private-models.md, "A user's own slope on popularity");
+//   - the feature columns (PopularityScale ½ with n₀ half the selection
+//     threshold, BiasColumnScale 1): users differ in how much more than
+//     their bias they like popular items and in how closely they follow
+//     the crowd's view of an item — on MovieLens 100k the SD over users of
+//     their own slope is 0.140 stars per SD of log popularity and 0.388
+//     stars per star of item bias, beyond sampling noise
+//     (synthetic.Stats) — and the columns ½·ln(n̂_j/n₀) and b_j − b_tail
+//     let each user fit both at no privacy cost. Test RMSE (median of 3
+//     seeds) moved on MovieLens 100k u1 by −0.0005 / −0.0146 / −0.0184 /
+//     −0.0201 at ε = 1 / 5 / 10 / 20 (biases only there; the item-bias
+//     column alone −0.0022 to −0.0072 of it at ε ≥ 5), by −0.0114 /
+//     −0.0134 / −0.0105 / −0.0091 with factors forced on (ε = 5 / 10 / 20
+//     / 50) and by −0.0056 without noise; on the generator, whose users'
+//     slopes are fitted to MovieLens 100k's (docs/generator.md), by
+//     −0.0061 / −0.0047 / −0.0040 / −0.0046 at ε = 1 / 5 / 10 / 20.
+//     Scales ½ and 2 for the bias column were within 0.0023, 0.35 and 0.7
+//     for the popularity column within 0.0006 (measured before the bias
+//     column; docs/private-models.md, "Users' own slopes: the feature
+//     columns");
 //   - the bias trend (NoBiasTrend false): item biases are shrunk towards
 //     a line in the log released count fitted to the released sums, not
 //     towards 0. Under private selection the released items are popular
-//     enough that it moved test RMSE by at most 0.0006; with a public
-//     catalogue, whose niche items have noisy biases, by +0.0014 /
-//     −0.0025 / −0.0027 / −0.0022 on the generator and 0.0000 / −0.0013 /
-//     −0.0018 / −0.0018 on MovieLens 100k u1 at ε = 1 / 5 / 10 / 20;
+//     enough that it moved test RMSE by at most 0.0004; with a public
+//     catalogue, whose niche items have noisy biases, by +0.0017 /
+//     −0.0031 / −0.0030 / −0.0026 on the generator and −0.0001 / −0.0013
+//     / −0.0026 / −0.0029 on MovieLens 100k u1 at ε = 1 / 5 / 10 / 20;
 //   - non-private (+Inf): rank 32, 15 ALS steps, ALS-WR on both sides
 //     with per-rating ridges 1/√(mean ratings per item) for items and
 //     1/√(mean ratings per user) for users (RidgeScale 1: 0.144 and 0.109
@@ -442,6 +457,7 @@ func Defaults(epsilon, delta, min, max float64) Options {
 		StartItems:          300,
 		StartRatedWeight:    0.25,
 		PopularityScale:     0.5,
+		BiasColumnScale:     1,
 		TailCount:           5,
 		AutoFactors:         true,
 		AutoFactorThreshold: 20000,
@@ -497,10 +513,11 @@ type Overrides struct {
 	// FactorShare of the budget (DefaultFactorShare if nil).
 	Rank, Iters *int
 	FactorShare *float64
-	// HeadItems, HeadNoiseRatio, StartItems, MaxItemsPerUser, ClipNorm
-	// and PopularityScale replace the option of the same name.
-	HeadItems, StartItems, MaxItemsPerUser    *int
-	HeadNoiseRatio, ClipNorm, PopularityScale *float64
+	// HeadItems, HeadNoiseRatio, StartItems, MaxItemsPerUser, ClipNorm,
+	// PopularityScale and BiasColumnScale replace the option of the same
+	// name.
+	HeadItems, StartItems, MaxItemsPerUser                     *int
+	HeadNoiseRatio, ClipNorm, PopularityScale, BiasColumnScale *float64
 }
 
 // With returns o with v applied. It returns an error wrapping ErrParam
@@ -543,6 +560,9 @@ func (o Options) With(v Overrides) (Options, error) {
 	}
 	if v.PopularityScale != nil {
 		o.PopularityScale = *v.PopularityScale
+	}
+	if v.BiasColumnScale != nil {
+		o.BiasColumnScale = *v.BiasColumnScale
 	}
 	return o, nil
 }
@@ -643,7 +663,7 @@ func (e *ParamError) Unwrap() error { return ErrParam }
 var optionFlags = map[string]string{
 	"Epsilon": "--epsilon", "Delta": "--delta", "Min": "--rating-range", "Max": "--rating-range",
 	"Center": "--center", "Rank": "--rank", "Iters": "--iters", "HeadItems": "--head-items",
-	"HeadNoiseRatio": "--head-noise-ratio", "StartItems": "--start-items", "PopularityScale": "--popularity-scale",
+	"HeadNoiseRatio": "--head-noise-ratio", "StartItems": "--start-items", "PopularityScale": "--popularity-scale", "BiasColumnScale": "--bias-column-scale",
 	"MaxItemsPerUser": "--max-user-ratings", "ClipNorm": "--clip-norm", "Items": "--items",
 	"Sampler": "--sampler", "Weights": "--weights", "Workers": "--workers", "Shares.Factors": "--factor-share",
 }
@@ -701,6 +721,8 @@ func (o Options) Validate() error {
 		return bad("StartRatedWeight", o.StartRatedWeight, "want a number in [0, 1]")
 	case !(o.PopularityScale >= 0) || !finite(o.PopularityScale):
 		return bad("PopularityScale", o.PopularityScale, "want a finite number ≥ 0 (0: no popularity column)")
+	case !(o.BiasColumnScale >= 0) || !finite(o.BiasColumnScale):
+		return bad("BiasColumnScale", o.BiasColumnScale, "want a finite number ≥ 0 (0: no item-bias column)")
 	case o.Rank > MaxRank:
 		return bad("Rank", o.Rank, "want ≤ %d", MaxRank)
 	case o.MaxItemsPerUser < 1 || o.MaxItemsPerUser > MaxMaxItemsPerUser:

@@ -12,6 +12,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/dpmc/dpmc/internal/exactsum"
 	"github.com/dpmc/dpmc/noise"
@@ -656,8 +657,8 @@ func (p *Plan) planRest() error {
 	if o.Rank > 0 {
 		what += ", item factors"
 	}
-	if p.popularityColumn() {
-		what += ", the popularity column (computed from the counts)"
+	if len(p.features()) > 0 {
+		what += ", feature columns (computed from the counts and biases)"
 	}
 	r.Guarantee = "user-level (ε, δ)-DP of everything released: " + what + " (billboard model: each user's bias, factor and predictions are computed from the release and the user's own ratings, so they are joint-DP)"
 	if o.Seeded {
@@ -666,18 +667,20 @@ func (p *Plan) planRest() error {
 	return nil
 }
 
-// popularityColumn says whether the release gains the popularity column
-// (Options.PopularityScale > 0, rating objective).
-func (p *Plan) popularityColumn() bool {
-	return p.opts.PopularityScale > 0 && p.opts.Objective != ObjectiveRanking
-}
-
-// describePopularity adds the popularity column to the report's factors
+// describePopularity adds the feature columns to the report's factors
 // line, once the selection threshold (and so n₀) is known.
 func (p *Plan) describePopularity() {
-	if !p.popularityColumn() {
-		return
+	var cols []string
+	for _, f := range p.features() {
+		switch f {
+		case FeaturePopularity:
+			n0 := p.PopularityFloor()
+			cols = append(cols, fmt.Sprintf("popularity %g·ln(max(n̂, %.3g)/%.3g) of the released counts n̂", p.opts.PopularityScale, n0, n0))
+		case FeatureItemBias:
+			cols = append(cols, fmt.Sprintf("item bias %g·(b − b_tail) of the released biases", p.opts.BiasColumnScale))
+		}
 	}
-	n0 := p.PopularityFloor()
-	p.report.Factors += fmt.Sprintf("; plus a popularity column %g·ln(max(n̂, %.3g)/%.3g) of the released counts n̂, whose coefficient each user fits locally (post-processing: no budget)", p.opts.PopularityScale, n0, n0)
+	if len(cols) > 0 {
+		p.report.Factors += "; plus feature columns " + strings.Join(cols, " and ") + ", whose coefficients each user fits locally (post-processing: no budget)"
+	}
 }

@@ -140,6 +140,7 @@ func ruleVariant(o *Options, v string) error {
 		"user-lambda": &o.UserLambda, "lambda": &o.Lambda, "noise-lambda": &o.NoiseLambda,
 		"pca-share":       &o.Shares.PCA,
 		"popularity":      &o.PopularityScale, // the popularity column's scale (0: none)
+		"bias-column":     &o.BiasColumnScale, // the item-bias column's scale (0: none)
 		"selection-delta": &o.SelectionDelta,  // δ_sel as a share of δ
 	}
 	ints := map[string]*int{"rank": &o.Rank, "iters": &o.Iters, "head": &o.HeadItems, "start": &o.StartItems}

@@ -770,27 +770,69 @@ func (p *Plan) PopularityFloor() float64 {
 	return math.Max(p.report.Threshold/2, 1)
 }
 
-// AppendPopularity appends the popularity column to res's item factors
-// when Options.PopularityScale s is positive: V gains a last column whose
-// entry for item j is s·ln(max(n̂_j, n₀)/n₀), n̂_j = res.Counts[j] and n₀
-// = PopularityFloor; Rank grows by one and Popularity is set. It reads
-// nothing but the released counts and public options (post-processing),
-// after the ALS steps, so the learned factors are those of a run without
-// it. Each user's fold-in then fits a coefficient for it: in
-// rating units per unit of ln n̂, the user's lean towards popular items.
-func (p *Plan) AppendPopularity(res *Result) {
-	s := p.opts.PopularityScale
-	if !p.popularityColumn() || res.Popularity || res.Ranking != nil {
+// The feature columns (Result.Features): public functions of the
+// release appended to V after the ALS steps, whose coefficients each
+// user fits in the fold-in like a factor's.
+const (
+	// FeaturePopularity is the popularity column s·ln(max(n̂_j, n₀)/n₀)
+	// of the released counts (Options.PopularityScale, PopularityFloor):
+	// its coefficient is the user's own slope on item popularity.
+	FeaturePopularity = "popularity"
+	// FeatureItemBias is the item-bias column c·(b_j − b_tail) of the
+	// released biases (Options.BiasColumnScale): its coefficient is how
+	// much more (or less) than the crowd the user follows items' biases,
+	// the user's own scale.
+	FeatureItemBias = "item_bias"
+)
+
+// features lists the feature columns the options ask for, in order.
+func (p *Plan) features() []string {
+	o := &p.opts
+	if o.Objective == ObjectiveRanking {
+		return nil
+	}
+	var f []string
+	if o.PopularityScale > 0 {
+		f = append(f, FeaturePopularity)
+	}
+	if o.BiasColumnScale > 0 {
+		f = append(f, FeatureItemBias)
+	}
+	return f
+}
+
+// AppendFeatures appends the feature columns (Options.PopularityScale,
+// Options.BiasColumnScale) to res's item factors: for item j,
+// s·ln(max(n̂_j, n₀)/n₀) with n̂_j = res.Counts[j] and n₀ =
+// PopularityFloor, then c·(b_j − b_tail) with b_j = res.ItemBias[j] and
+// b_tail = res.TailBias (so an item outside the release, whose row the
+// fold-in takes as zero, sits at the tail's bias). Rank grows by their
+// number and Features names them. It reads nothing but the released
+// counts and biases and public options (post-processing), after the ALS
+// steps, so the learned factors are those of a run without them. It does
+// nothing for a ranking release or when res already has them.
+func (p *Plan) AppendFeatures(res *Result) {
+	o := &p.opts
+	f := p.features()
+	if len(f) == 0 || len(res.Features) > 0 || res.Ranking != nil {
 		return
 	}
-	r, n := res.Rank, len(res.ItemIDs)
+	r, n, k := res.Rank, len(res.ItemIDs), len(f)
 	n0 := p.PopularityFloor()
-	v := make([]float64, n*(r+1))
+	v := make([]float64, n*(r+k))
 	for j := range n {
-		copy(v[j*(r+1):j*(r+1)+r], res.V[j*r:(j+1)*r])
-		v[j*(r+1)+r] = s * math.Log(math.Max(res.Counts[j], n0)/n0)
+		row := v[j*(r+k) : (j+1)*(r+k)]
+		copy(row[:r], res.V[j*r:(j+1)*r])
+		for c, name := range f {
+			switch name {
+			case FeaturePopularity:
+				row[r+c] = o.PopularityScale * math.Log(math.Max(res.Counts[j], n0)/n0)
+			case FeatureItemBias:
+				row[r+c] = o.BiasColumnScale * (res.ItemBias[j] - res.TailBias)
+			}
+		}
 	}
-	res.V, res.Rank, res.Popularity = v, r+1, true
+	res.V, res.Rank, res.Features = v, r+k, f
 }
 
 // NormalizeRows scales the head rows of v (rank r) so that their root

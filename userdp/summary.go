@@ -34,11 +34,11 @@ type Summary struct {
 // release itself, so they are as private as the release.
 type ReleaseSummary struct {
 	Items int `json:"items"`
-	// Rank is the number of learned factors; Popularity says that V also
-	// has the popularity column (Result.Popularity).
-	Rank       int     `json:"rank"`
-	Popularity bool    `json:"popularity_column"`
-	Mu         float64 `json:"mu"`
+	// Rank is the number of learned factors; Features names the feature
+	// columns V also has (Result.Features).
+	Rank     int      `json:"rank"`
+	Features []string `json:"feature_columns"`
+	Mu       float64  `json:"mu"`
 	// HeadItems is the number of items with a nonzero learned factor.
 	HeadItems int `json:"head_items"`
 	// Ranking describes the ranking part of the ranking objective (nil
@@ -131,7 +131,7 @@ func summarizeRanking(s *Summary, res *Result, opts Options, train, test *rating
 // history, beside the noisy popularity of the same release.
 func Summarize(res *Result, opts Options, train, test *ratings.Dataset, data string, seconds float64) *Summary {
 	s := &Summary{Data: data, Options: opts, Privacy: res.Report}
-	s.Release = ReleaseSummary{Items: len(res.ItemIDs), Rank: res.LearnedRank(), Popularity: res.Popularity, Mu: res.Mu}
+	s.Release = ReleaseSummary{Items: len(res.ItemIDs), Rank: res.LearnedRank(), Features: res.Features, Mu: res.Mu}
 	if res.Ranking != nil {
 		e := &s.Evaluation
 		e.Data, e.Seconds = data, seconds
@@ -208,8 +208,13 @@ func (s *Summary) WriteText(w io.Writer) error {
 		return s.writeRankingText(w, &b, mode, rr)
 	}
 	pop := ""
-	if s.Release.Popularity {
-		pop = " + γ_user·pop_item"
+	for _, f := range s.Release.Features {
+		switch f {
+		case FeaturePopularity:
+			pop += " + γ_user·pop_item"
+		case FeatureItemBias:
+			pop += " + κ_user·b_item"
+		}
 	}
 	if s.Release.Rank == 0 {
 		fmt.Fprintf(&b, "model:      %s: μ + b_item + b_user%s (no factors)\n", mode, pop)

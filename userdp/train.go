@@ -17,14 +17,14 @@ import (
 // report. Nothing in it is per user: each user's bias and factor are
 // computed by the user from Result and the user's own ratings (FoldIn).
 type Result struct {
-	// Rank is the number of columns of V: the learned factors, plus the
-	// popularity column when Popularity is set (0: biases only).
+	// Rank is the number of columns of V: the learned factors, then the
+	// feature columns (0: biases only).
 	Rank int
-	// Popularity says that the last column of V is the popularity column
-	// (Options.PopularityScale, Plan.AppendPopularity): not a learned
-	// factor but s·ln(max(n̂_j, n₀)/n₀) of the released counts, whose
-	// coefficient each user fits in FoldIn.
-	Popularity bool
+	// Features names the last len(Features) columns of V, in order
+	// (FeaturePopularity, FeatureItemBias; Plan.AppendFeatures): not
+	// learned factors but public functions of the released counts and
+	// biases, whose coefficients each user fits in FoldIn.
+	Features []string
 	// Mu is the released global centre, in rating units.
 	Mu float64
 	// ItemIDs are the released items, in a canonical order (numeric IDs
@@ -36,7 +36,7 @@ type Result struct {
 	ItemBias []float64
 	// V holds the released item factors, len(ItemIDs)·Rank, row-major:
 	// the learned factors (zero for items outside the head), then the
-	// popularity column if Popularity is set.
+	// feature columns.
 	V []float64
 	// Counts holds the released noisy weighted counts of the items, in
 	// weighted-count units (each user's weights have ℓ2 norm ≤ 1).
@@ -76,13 +76,8 @@ type Result struct {
 }
 
 // LearnedRank returns the number of learned factors: Rank without the
-// popularity column.
-func (res *Result) LearnedRank() int {
-	if res.Popularity {
-		return res.Rank - 1
-	}
-	return res.Rank
-}
+// feature columns.
+func (res *Result) LearnedRank() int { return res.Rank - len(res.Features) }
 
 // trainer holds one run's state. Users are in the canonical order of
 // their IDs and candidate items in the canonical order of theirs, so
@@ -194,7 +189,7 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 		}
 		res.V = v
 	}
-	t.AppendPopularity(res)
+	t.AppendFeatures(res)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

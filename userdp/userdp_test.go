@@ -102,7 +102,7 @@ func TestCatalogueItemListIsPublic(t *testing.T) {
 		if !slices.Equal(full.ItemIDs, want) {
 			t.Errorf("rank %d: items %v, want the catalogue in canonical order %v", rank, full.ItemIDs, want)
 		}
-		if len(full.ItemBias) != len(want) || full.Rank != rank+1 || without.Rank != full.Rank || len(full.V) != len(want)*full.Rank || len(without.V) != len(full.V) {
+		if len(full.ItemBias) != len(want) || full.Rank != rank+len(full.Features) || len(full.Features) != 2 || without.Rank != full.Rank || len(full.V) != len(want)*full.Rank || len(without.V) != len(full.V) {
 			t.Errorf("rank %d: release sizes depend on the data", rank)
 		}
 	}

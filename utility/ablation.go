@@ -20,7 +20,7 @@ type Variant struct {
 }
 
 // DefaultVariants are the choices behind userdp.Defaults' rule, each
-// varied on its own: the tail bias, the popularity column and its scale,
+// varied on its own: the tail bias, the feature columns and their scales,
 // the bias trend, where the factor share goes without
 // factors, the factor rule and its threshold, the rank, the head rule
 // (its noise ratio, the start's items), the start's rated term, the ALS steps, the residual clip, the PCA share and the
@@ -31,6 +31,8 @@ func DefaultVariants() []Variant {
 		{"no tail bias", func(o userdp.Options) userdp.Options { o.NoTail = true; return o }},
 		{"no popularity column", func(o userdp.Options) userdp.Options { o.PopularityScale = 0; return o }},
 		{"popularity column scale 1", func(o userdp.Options) userdp.Options { o.PopularityScale = 1; return o }},
+		{"no item-bias column", func(o userdp.Options) userdp.Options { o.BiasColumnScale = 0; return o }},
+		{"item-bias column scale 2", func(o userdp.Options) userdp.Options { o.BiasColumnScale = 2; return o }},
 		{"bias prior with mean 0 (no bias trend)", func(o userdp.Options) userdp.Options { o.NoBiasTrend = true; return o }},
 		{"without factors, their share all to the biases", func(o userdp.Options) userdp.Options {
 			o.Shares.CountsWithoutFactors = 0

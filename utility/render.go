@@ -195,16 +195,17 @@ releases:
 - **DP item biases + local user biases**: a noisy global mean, noisy item
   counts and noisy shrunk item biases are released; each user computes their
   own bias from the release and their own ratings;
-- **dpmc default**: ` + "`userdp.Defaults`" + ` — the same, plus a popularity column
-  (the log of the released counts, on which each user fits their own slope
-  locally: post-processing) and item factors when the released number of
-  users × ε is large enough (a PCA start and one ALS step); items are
-  selected privately unless a catalogue is given;
+- **dpmc default**: ` + "`userdp.Defaults`" + ` — the same, plus two feature columns
+  (the log of the released counts and the released biases, on which each
+  user fits their own slope and scale locally: post-processing) and item
+  factors when the released number of users × ε is large enough (a PCA
+  start and one ALS step); items are selected privately unless a catalogue
+  is given;
 - **with the public catalogue**: the default with the data set's public item
   list (` + "`--items`" + `), so no budget or δ goes to selecting items;
 - **biases only, no noise** and **same pipeline, no noise**: the pipeline
-  without noise, with rank 0 and no popularity column, and with biases,
-  the popularity column and ALS (λ scaled per rating, ALS-WR, rank 32) —
+  without noise, with rank 0 and no feature columns, and with biases,
+  the feature columns and ALS (λ scaled per rating, ALS-WR, rank 32) —
   non-private, for scale.
 
 `)

@@ -231,11 +231,11 @@ func meanRMSE(train, test *ratings.Matrix) float64 {
 	return rmse
 }
 
-// bareBiases returns o as a bare bias model: no factors and no
-// popularity column (each user's bias alone), the baseline that shows
-// what the default's factors and column add.
+// bareBiases returns o as a bare bias model: no factors and no feature
+// columns (each user's bias alone), the baseline that shows what the
+// default's factors and columns add.
 func bareBiases(o userdp.Options) userdp.Options {
 	o = o.WithFactors(0, 0, 0)
-	o.PopularityScale = 0
+	o.PopularityScale, o.BiasColumnScale = 0, 0
 	return o
 }

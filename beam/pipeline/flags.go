@@ -30,9 +30,9 @@ type Flags struct {
 	// Rank, Iters, HeadItems, StartItems and MaxUserRatings override the
 	// defaults when given.
 	Rank, Iters, HeadItems, StartItems, MaxUserRatings int
-	// FactorShare, HeadNoiseRatio, ClipNorm, Center and PopularityScale
-	// override the defaults when given.
-	FactorShare, HeadNoiseRatio, ClipNorm, Center, PopularityScale float64
+	// FactorShare, HeadNoiseRatio, ClipNorm, Center, PopularityScale and
+	// BiasColumnScale override the defaults when given.
+	FactorShare, HeadNoiseRatio, ClipNorm, Center, PopularityScale, BiasColumnScale float64
 	// Items is a catalogue file; Weights and Sampler name the choices.
 	Items, Weights, Sampler string
 	// Save is the model file, Force overwrites it.
@@ -52,7 +52,7 @@ type Flags struct {
 
 // ratingOnly are the flags that the ranking objective refuses, as
 // dpmc train does: it sets its own head items and components.
-var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "head-noise-ratio", "start-items", "popularity-scale", "center", "clip-norm", "weights"}
+var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "head-noise-ratio", "start-items", "popularity-scale", "bias-column-scale", "center", "clip-norm", "weights"}
 
 // Register adds the flags to fs.
 func (f *Flags) Register(fs *flag.FlagSet) {
@@ -71,6 +71,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.HeadNoiseRatio, "head-noise-ratio", userdp.Defaults(1, 1e-6, 1, 5).HeadNoiseRatio, "an item gets factors only if its noisy count reaches this many σ_G/C² (σ_G/C² the noise of one Gram entry of the ALS step; 0: every released item, up to --head-items)")
 	fs.IntVar(&f.StartItems, "start-items", userdp.Defaults(1, 1e-6, 1, 5).StartItems, "most head items the PCA start covers, the most popular (0: the whole head); the ALS step gives the rest of the head its factors")
 	fs.Float64Var(&f.PopularityScale, "popularity-scale", userdp.Defaults(1, 1e-6, 1, 5).PopularityScale, "a user's own slope on item popularity: the scale s of the popularity column s·ln(n̂/n₀) of the released counts appended to the item factors, whose coefficient each user fits locally (post-processing, no budget; 0: none)")
+	fs.Float64Var(&f.BiasColumnScale, "bias-column-scale", userdp.Defaults(1, 1e-6, 1, 5).BiasColumnScale, "a user's own scale on the item biases: the scale c of the item-bias column c·(b − b_tail) of the released biases appended to the item factors, whose coefficient each user fits locally (post-processing, no budget; 0: none)")
 	fs.IntVar(&f.MaxUserRatings, "max-user-ratings", 1000, "most ratings one user contributes (a uniform random subset beyond)")
 	fs.Float64Var(&f.ClipNorm, "clip-norm", userdp.Defaults(1, 1e-6, 1, 5).ClipNorm, "ℓ2 norm every user factor is clipped to before it enters an item release")
 	fs.Float64Var(&f.Center, "center", 0, "a public global mean rating, in the rating range (default: a noisy mean is released)")
@@ -189,6 +190,7 @@ func (f *Flags) Config(changed func(string) bool) (*Config, error) {
 		{"head-noise-ratio", func() { v.HeadNoiseRatio = &f.HeadNoiseRatio }},
 		{"start-items", func() { v.StartItems = &f.StartItems }},
 		{"popularity-scale", func() { v.PopularityScale = &f.PopularityScale }},
+		{"bias-column-scale", func() { v.BiasColumnScale = &f.BiasColumnScale }},
 		{"max-user-ratings", func() { v.MaxItemsPerUser = &f.MaxUserRatings }},
 		{"clip-norm", func() { v.ClipNorm = &f.ClipNorm }},
 	} {

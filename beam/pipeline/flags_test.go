@@ -47,6 +47,7 @@ func TestFlagsConfig(t *testing.T) {
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--head-noise-ratio", "-1"}, "--head-noise-ratio"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--start-items", "-2"}, "--start-items"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--popularity-scale", "-1"}, "--popularity-scale"},
+		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--bias-column-scale", "-1"}, "--bias-column-scale"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--objective", "ranking", "--popularity-scale", "1"}, "--popularity-scale"},
 		{[]string{"--data", data, "--epsilon", "1", "--save", save, "--objective", "ranking", "--start-items", "20"}, "--start-items"},
 	} {

@@ -1035,7 +1035,7 @@ func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*su
 	o := p.Options()
 	res := fitModel(&rel, mu, o)
 	res.Report = p.Report()
-	p.AppendPopularity(res) // after the steps, as userdp.Train does
+	p.AppendFeatures(res) // after the steps, as userdp.Train does
 	if err := f.saveTo(ctx, f.Save, f.Force, res); err != nil {
 		return err
 	}

@@ -162,8 +162,8 @@ func TestPipelineMatchesTrain(t *testing.T) {
 			if !slices.Equal(got.ItemIDs, want.ItemIDs) {
 				t.Fatalf("items: %d released, Train %d", len(got.ItemIDs), len(want.ItemIDs))
 			}
-			if got.Rank != want.Rank || got.Popularity != want.Popularity || got.Mu != want.Mu || got.TailBias != want.TailBias {
-				t.Errorf("rank, popularity column, centre, tail bias = %d, %v, %v, %v; Train %d, %v, %v, %v", got.Rank, got.Popularity, got.Mu, got.TailBias, want.Rank, want.Popularity, want.Mu, want.TailBias)
+			if got.Rank != want.Rank || !slices.Equal(got.Features, want.Features) || got.Mu != want.Mu || got.TailBias != want.TailBias {
+				t.Errorf("rank, feature columns, centre, tail bias = %d, %v, %v, %v; Train %d, %v, %v, %v", got.Rank, got.Features, got.Mu, got.TailBias, want.Rank, want.Features, want.Mu, want.TailBias)
 			}
 			for _, f := range []struct {
 				name      string

@@ -326,6 +326,7 @@ func TestTrainHelpStatesTheFactorRule(t *testing.T) {
 		fmt.Sprintf("over the %d most popular", d.StartItems),
 		fmt.Sprintf("and %d ALS step", d.Iters),
 		fmt.Sprintf("popularity column %g·ln(n̂/n₀)", d.PopularityScale),
+		fmt.Sprintf("item-bias column %g·(b − b_tail)", d.BiasColumnScale),
 	} {
 		if !strings.Contains(flat, w) {
 			t.Errorf("train's help text lacks %q", w)

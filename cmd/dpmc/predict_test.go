@@ -33,8 +33,8 @@ func trainUserModel(t *testing.T) (*model.Model, string) {
 	for j := range m.ItemIDs {
 		learned = learned || slices.ContainsFunc(m.V[j*m.Rank:j*m.Rank+4], func(x float64) bool { return x != 0 })
 	}
-	if m.Rank != 5 || !m.Popularity || !learned {
-		t.Fatalf("model has rank %d (popularity column %v) and no nonzero learned factor: the test would not test the factors", m.Rank, m.Popularity)
+	if m.Rank != 4+len(m.Features) || len(m.Features) != 2 || !learned {
+		t.Fatalf("model has rank %d (feature columns %q) and no nonzero learned factor: the test would not test the factors", m.Rank, m.Features)
 	}
 	return m, path
 }

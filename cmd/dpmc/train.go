@@ -120,9 +120,11 @@ Item factors:
     --rank 0 releases biases only. --rank must not exceed --head-items.
   - --mechanism none: rank 32 and 15 ALS steps unless --rank/--iters say
     otherwise; --iters must be ≥ 1 there (no PCA start without noise).
-  - with or without factors, V gains a popularity column 0.5·ln(n̂/n₀) of
-    the released counts (--popularity-scale; 0: none), on which each user
-    fits their own slope: post-processing, no budget.
+  - with or without factors, V gains two feature columns, a popularity
+    column 0.5·ln(n̂/n₀) of the released counts (--popularity-scale) and an
+    item-bias column 1·(b − b_tail) of the released biases
+    (--bias-column-scale; 0: none), on which each user fits their own slope
+    and scale: post-processing, no budget.
 With few users (MovieLens 100k: 943) and a small ε, private selection may
 release few or no items; --items FILE (a public catalogue) keeps every
 item, a larger --epsilon releases more. --synthetic realistic (with
@@ -141,8 +143,9 @@ noisy popularity, and the evaluation (NOT private) NDCG@10 and recall@20 on
 the test set beside the release's own noisy popularity. --save writes the
 ranking model: dpmc recommend --history ranks with it, predict refuses it.
 --rank, --iters, --factor-share, --head-items, --head-noise-ratio,
---start-items, --popularity-scale, --center, --clip-norm, --weights and
---save-users apply to the rating objective only.`,
+--start-items, --popularity-scale, --bias-column-scale, --center,
+--clip-norm, --weights and --save-users apply to the rating objective
+only.`,
 		Example: `  dpmc train
   dpmc train --data u1.base --test u1.test --algo als --mechanism gaussian --rank 32 --iters 20
   dpmc train --data ratings-final.csv --test-fraction 0.2 --algo irls --irls-iters 2 --output-format json

@@ -131,9 +131,12 @@ func TestTrainUserRankIters(t *testing.T) {
 		// most --head-items of them, and the start covers --start-items.
 		{[]string{"--epsilon", "50", "--rank", "2", "--head-noise-ratio", "0", "--head-items", "30"}, 0, ", 30 with factors;"},
 		{[]string{"--epsilon", "50", "--rank", "2", "--start-items", "7"}, 0, "over the (at most 7) most popular head items"},
-		// --popularity-scale sets the column (0: none).
-		{[]string{"--epsilon", "50", "--rank", "2", "--popularity-scale", "0.25"}, 0, "plus a popularity column 0.25·ln"},
-		{[]string{"--epsilon", "50", "--rank", "2", "--popularity-scale", "0"}, 0, "u_userᵀv_item; rank 2"},
+		// --popularity-scale and --bias-column-scale set the feature
+		// columns (0: none).
+		{[]string{"--epsilon", "50", "--rank", "2", "--popularity-scale", "0.25"}, 0, "plus feature columns popularity 0.25·ln"},
+		{[]string{"--epsilon", "50", "--rank", "2", "--bias-column-scale", "2"}, 0, "and item bias 2·(b − b_tail)"},
+		{[]string{"--epsilon", "50", "--rank", "2", "--popularity-scale", "0"}, 0, "u_userᵀv_item + κ_user·b_item; rank 2"},
+		{[]string{"--epsilon", "50", "--rank", "2", "--popularity-scale", "0", "--bias-column-scale", "0"}, 0, "u_userᵀv_item; rank 2"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			out, stderr, code := dpmc(t, append([]string{"train", "--privacy", "user", "--data", data, "--seed", "1"}, c.args...)...)
@@ -244,6 +247,7 @@ func TestTrainRefusesFlagsBeforeLoading(t *testing.T) {
 		{[]string{"--start-items", "10"}, "--start-items"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--popularity-scale", "-0.5"}, "--popularity-scale = -0.5, want a finite number ≥ 0"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--objective", "ranking", "--popularity-scale", "1"}, "--popularity-scale applies to the rating objective"},
+		{[]string{"--privacy", "user", "--epsilon", "1", "--bias-column-scale", "Inf"}, "--bias-column-scale = +Inf, want a finite number ≥ 0"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--objective", "ranking", "--head-noise-ratio", "5"}, "--head-noise-ratio applies to the rating objective"},
 		{[]string{"--privacy", "user", "--mechanism", "none", "--iters", "0"}, "--iters = 0: the non-private baseline"},
 		{[]string{"--privacy", "user", "--epsilon", "1", "--rank", "2", "--factor-share", "2"}, "--factor-share"},

@@ -55,6 +55,7 @@ var Vocabulary = []Flag{
 	{Name: "algo", Type: "string", Default: "", Auto: true, Unit: Choice, Meaning: "paper-mode solver: als or irls"},
 	{Name: "alpha", Type: "float64", Default: "3", Unit: None, Meaning: "Huber shape α"},
 	{Name: "at", Type: "float64", Default: "0", Unit: Noised, Meaning: "the first neighbour's input x of a mechanism audit"},
+	{Name: "bias-column-scale", Type: "float64", Default: "1", Unit: None, Meaning: "scale of the item-bias column b − b_tail of the released biases, each user's own scale on them (0: none)"},
 	{Name: "bits", Type: "bool", Default: "false", Unit: Switch, Meaning: "also audit the low-order bits of float64 outputs"},
 	{Name: "center", Type: "float64", Default: "0", Unit: Ratings, Meaning: "a public global mean rating (default: a noisy mean is released)"},
 	{Name: "claim-delta", Type: "float64", Default: "0", Unit: Probability, Meaning: "the δ of the claim an audit tests"},
@@ -229,7 +230,7 @@ func StdType(f *flag.Flag) string {
 // Beam lists the flags of dpmc-beam (package beam/pipeline's Flags), for
 // docs/cli.md; beam's tests check that it is exactly its flag set.
 var Beam = []string{
-	"center", "clip-norm", "columns", "data", "delta", "epsilon", "factor-share", "force",
+	"bias-column-scale", "center", "clip-norm", "columns", "data", "delta", "epsilon", "factor-share", "force",
 	"format", "head-items", "head-noise-ratio", "header", "items", "iters", "log-ids", "log-level",
 	"max-user-ratings", "objective", "output-format", "popularity-scale", "positive", "rank", "rating-range", "sampler",
 	"save", "seed", "shuffle-counters", "start-items", "weights",

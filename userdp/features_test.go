@@ -11,13 +11,14 @@ import (
 	"github.com/dpmc/dpmc/synthetic"
 )
 
-// The popularity column is post-processing of the released counts: it
-// equals s·ln(max(n̂_j, n₀)/n₀) of res.Counts bit for bit, with n₀ from
-// the report's threshold, and everything else in the release is bit for
-// bit that of the same seeded run without it (it is appended after the
-// ALS steps and reads nothing else). A column computed from the exact
-// counts, or from anything per user, would fail the first check.
-func TestPopularityColumn(t *testing.T) {
+// The feature columns are post-processing of the release: the popularity
+// column equals s·ln(max(n̂_j, n₀)/n₀) of res.Counts bit for bit, with n₀
+// from the report's threshold, the item-bias column c·(b_j − b_tail) of
+// res.ItemBias and res.TailBias, and everything else in the release is
+// bit for bit that of the same seeded run without them (they are appended
+// after the ALS steps and read nothing else). A column computed from the
+// exact counts or biases, or from anything per user, would fail.
+func TestFeatureColumns(t *testing.T) {
 	d, err := synthetic.DefaultRealistic(400, 1).Generate()
 	if err != nil {
 		t.Fatal(err)
@@ -26,19 +27,20 @@ func TestPopularityColumn(t *testing.T) {
 	for j := range items {
 		items[j] = d.Items.ID(j)
 	}
+	selection := func(r *Result) float64 { return math.Max(r.Report.Threshold/2, 1) }
+	one := func(*Result) float64 { return 1 }
 	cases := []struct {
 		name string
 		opts func() Options
 		n0   func(*Result) float64
+		want []string
 	}{
-		{"private selection, biases only", func() Options { return Defaults(5, 1e-6, 1, 5).WithFactors(0, 0, 0) },
-			func(r *Result) float64 { return math.Max(r.Report.Threshold/2, 1) }},
-		{"private selection, rank 2", func() Options { return Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4) },
-			func(r *Result) float64 { return math.Max(r.Report.Threshold/2, 1) }},
-		{"catalogue, rank 2", func() Options { return Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4).WithCatalogue(items) },
-			func(*Result) float64 { return 1 }},
-		{"no noise", func() Options { o := Defaults(math.Inf(1), 1e-6, 1, 5); o.Rank, o.Iters = 2, 2; return o },
-			func(*Result) float64 { return 1 }},
+		{"private selection, biases only", func() Options { return Defaults(5, 1e-6, 1, 5).WithFactors(0, 0, 0) }, selection, []string{FeaturePopularity, FeatureItemBias}},
+		{"private selection, rank 2", func() Options { return Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4) }, selection, []string{FeaturePopularity, FeatureItemBias}},
+		{"catalogue, rank 2", func() Options { return Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4).WithCatalogue(items) }, one, []string{FeaturePopularity, FeatureItemBias}},
+		{"no noise", func() Options { o := Defaults(math.Inf(1), 1e-6, 1, 5); o.Rank, o.Iters = 2, 2; return o }, one, []string{FeaturePopularity, FeatureItemBias}},
+		{"popularity only", func() Options { o := Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4); o.BiasColumnScale = 0; return o }, selection, []string{FeaturePopularity}},
+		{"item bias only", func() Options { o := Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4); o.PopularityScale = 0; return o }, selection, []string{FeatureItemBias}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -48,96 +50,113 @@ func TestPopularityColumn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			o.PopularityScale = 0
+			o.PopularityScale, o.BiasColumnScale = 0, 0
 			without, err := Train(context.Background(), d, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := without.Rank
-			if without.Popularity || !with.Popularity || with.Rank != r+1 || with.LearnedRank() != r {
-				t.Fatalf("rank %d (popularity %v) with the column, %d (%v) without", with.Rank, with.Popularity, r, without.Popularity)
+			r, k := without.Rank, len(c.want)
+			if len(without.Features) != 0 || !slices.Equal(with.Features, c.want) || with.Rank != r+k || with.LearnedRank() != r {
+				t.Fatalf("rank %d (features %q) with the columns, %d (%q) without; want features %q", with.Rank, with.Features, r, without.Features, c.want)
 			}
 			if !bitsEqual(with.ItemBias, without.ItemBias) || !bitsEqual(with.Counts, without.Counts) || with.Mu != without.Mu || with.TailBias != without.TailBias {
-				t.Fatal("the column changed the rest of the release")
+				t.Fatal("the columns changed the rest of the release")
 			}
-			s, n0 := Defaults(1, 1e-6, 1, 5).PopularityScale, c.n0(with)
-			lo, hi := math.Inf(1), math.Inf(-1)
+			def, n0 := Defaults(1, 1e-6, 1, 5), c.n0(with)
+			lo := []float64{math.Inf(1), math.Inf(1)}
+			hi := []float64{math.Inf(-1), math.Inf(-1)}
 			for j := range with.ItemIDs {
-				row := with.V[j*(r+1) : (j+1)*(r+1)]
+				row := with.V[j*(r+k) : (j+1)*(r+k)]
 				if !bitsEqual(row[:r], without.V[j*r:(j+1)*r]) {
-					t.Fatalf("item %s: learned factors %v, %v without the column", with.ItemIDs[j], row[:r], without.V[j*r:(j+1)*r])
+					t.Fatalf("item %s: learned factors %v, %v without the columns", with.ItemIDs[j], row[:r], without.V[j*r:(j+1)*r])
 				}
-				want := s * math.Log(math.Max(with.Counts[j], n0)/n0)
-				if math.Float64bits(row[r]) != math.Float64bits(want) {
-					t.Fatalf("item %s: popularity entry %v, want %v of its released count %v", with.ItemIDs[j], row[r], want, with.Counts[j])
+				for q, f := range c.want {
+					want := def.PopularityScale * math.Log(math.Max(with.Counts[j], n0)/n0)
+					if f == FeatureItemBias {
+						want = def.BiasColumnScale * (with.ItemBias[j] - with.TailBias)
+					}
+					if got := row[r+q]; math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("item %s: %s entry %v, want %v (count %v, bias %v, tail %v)", with.ItemIDs[j], f, got, want, with.Counts[j], with.ItemBias[j], with.TailBias)
+					}
+					lo[q], hi[q] = math.Min(lo[q], row[r+q]), math.Max(hi[q], row[r+q])
 				}
-				lo, hi = math.Min(lo, row[r]), math.Max(hi, row[r])
 			}
-			// The column spreads (s·ln 2: a factor of 2 in count), so the
+			// The columns spread (the popularity one by more than a factor
+			// of 2 in count, the bias one by more than ¼ star), so the
 			// checks above compared real values.
-			if !(hi-lo > s*math.Log(2)) {
-				t.Errorf("popularity entries within [%v, %v]: the column does not spread", lo, hi)
+			for q, f := range c.want {
+				if min := map[string]float64{FeaturePopularity: def.PopularityScale * math.Log(2), FeatureItemBias: 0.25}[f]; !(hi[q]-lo[q] > min) {
+					t.Errorf("%s entries within [%v, %v]: the column does not spread", f, lo[q], hi[q])
+				}
 			}
 		})
 	}
 }
 
-// A user's fold-in fits the popularity coefficient: a user who rates the
-// most popular released items high and the least popular low gets a
-// positive one, the opposite user a negative one, with the same bias.
-func TestPopularityFoldIn(t *testing.T) {
+// A user's fold-in fits each feature's coefficient: with the feature as
+// the only column, a user who rates the five items of the largest entries
+// high and the five of the smallest low gets a positive coefficient (likes
+// popular items; follows the crowd's biases more than the crowd), the
+// opposite user a negative one.
+func TestFeatureFoldIn(t *testing.T) {
 	d, err := synthetic.DefaultRealistic(400, 1).Generate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := Defaults(5, 1e-6, 1, 5).WithFactors(0, 0, 0)
-	o.Seeded, o.Seed = true, 3
-	res, err := Train(context.Background(), d, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Rank != 1 || !res.Popularity {
-		t.Fatalf("rank %d, popularity %v: want the column alone", res.Rank, res.Popularity)
-	}
-	// The five items with the largest and the five with the smallest
-	// popularity entries.
-	var top, bottom []int32
-	for len(top) < 5 {
-		best, worst := -1, -1
-		for j := range res.ItemIDs {
-			if slices.Contains(top, int32(j)) || slices.Contains(bottom, int32(j)) {
-				continue
+	for _, f := range []string{FeaturePopularity, FeatureItemBias} {
+		t.Run(f, func(t *testing.T) {
+			o := Defaults(5, 1e-6, 1, 5).WithFactors(0, 0, 0)
+			o.Seeded, o.Seed = true, 3
+			if f == FeaturePopularity {
+				o.BiasColumnScale = 0
+			} else {
+				o.PopularityScale = 0
 			}
-			if best < 0 || res.V[j] > res.V[best] {
-				best = j
+			res, err := Train(context.Background(), d, o)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if worst < 0 || res.V[j] < res.V[worst] {
-				worst = j
+			if res.Rank != 1 || !slices.Equal(res.Features, []string{f}) {
+				t.Fatalf("rank %d, features %q: want the %s column alone", res.Rank, res.Features, f)
 			}
-		}
-		top, bottom = append(top, int32(best)), append(bottom, int32(worst))
-	}
-	if !(res.V[top[4]] > res.V[bottom[4]]) {
-		t.Fatalf("popularity entries do not spread: %v … %v", res.V[top[4]], res.V[bottom[4]])
-	}
-	fit := func(hi, lo []int32) (float64, float64) {
-		items := append(append([]int32(nil), hi...), lo...)
-		vals := make([]float64, len(items))
-		for p := range vals {
-			vals[p] = 1
-			if p < len(hi) {
-				vals[p] = 5
+			var top, bottom []int32
+			for len(top) < 5 {
+				best, worst := -1, -1
+				for j := range res.ItemIDs {
+					if slices.Contains(top, int32(j)) || slices.Contains(bottom, int32(j)) {
+						continue
+					}
+					if best < 0 || res.V[j] > res.V[best] {
+						best = j
+					}
+					if worst < 0 || res.V[j] < res.V[worst] {
+						worst = j
+					}
+				}
+				top, bottom = append(top, int32(best)), append(bottom, int32(worst))
 			}
-		}
-		f, b := res.FoldIn(items, vals)
-		return f[0], b
+			if !(res.V[top[4]] > res.V[bottom[4]]) {
+				t.Fatalf("%s entries do not spread: %v … %v", f, res.V[top[4]], res.V[bottom[4]])
+			}
+			fit := func(hi, lo []int32) float64 {
+				items := append(append([]int32(nil), hi...), lo...)
+				vals := make([]float64, len(items))
+				for p := range vals {
+					vals[p] = 1
+					if p < len(hi) {
+						vals[p] = 5
+					}
+				}
+				c, _ := res.FoldIn(items, vals)
+				return c[0]
+			}
+			with, against := fit(top, bottom), fit(bottom, top)
+			if !(with > 0 && against < 0) {
+				t.Errorf("coefficients %v (rates the large entries high) and %v (low): want > 0 and < 0", with, against)
+			}
+			t.Logf("coefficients %.3f and %.3f", with, against)
+		})
 	}
-	gPop, bPop := fit(top, bottom)
-	gNiche, bNiche := fit(bottom, top)
-	if !(gPop > 0 && gNiche < 0) {
-		t.Errorf("coefficients %v (likes popular) and %v (likes niche): want > 0 and < 0", gPop, gNiche)
-	}
-	t.Logf("coefficients %.3f and %.3f, biases %.3f and %.3f", gPop, gNiche, bPop, bNiche)
 }
 
 // bitsEqual says whether a and b hold the same float64 bit patterns.

@@ -13,8 +13,8 @@ import (
 // catalogue of all of x's columns (so both neighbours release the same
 // items), returning the release as an n × (r+2) matrix whose row j is
 // [v_j, b_j, W̃_j]: the r learned item factors (Result.LearnedRank; the
-// popularity column, a function of W̃_j, is left out), the item bias and
-// the noisy count. The auditor's statistics of that matrix (inner products
+// feature columns, functions of W̃_j, b_j and b_tail, are left out), the
+// item bias and the noisy count. The auditor's statistics of that matrix (inner products
 // and cosines between rows) then see every per-item release; the global
 // mean and the number of users are not audited.
 func AuditFit(opts Options) func(ctx context.Context, x *ratings.Matrix, seed uint64) ([]float64, error) {

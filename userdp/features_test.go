@@ -41,14 +41,26 @@ func TestFeatureColumns(t *testing.T) {
 		{"no noise", func() Options { o := Defaults(math.Inf(1), 1e-6, 1, 5); o.Rank, o.Iters = 2, 2; return o }, one, []string{FeaturePopularity, FeatureItemBias}},
 		{"popularity only", func() Options { o := Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4); o.BiasColumnScale = 0; return o }, selection, []string{FeaturePopularity}},
 		{"item bias only", func() Options { o := Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4); o.PopularityScale = 0; return o }, selection, []string{FeatureItemBias}},
+		{"scales 0.3 and 1.7", func() Options {
+			o := Defaults(50, 1e-6, 1, 5).WithFactors(2, 1, 0.4)
+			o.PopularityScale, o.BiasColumnScale = 0.3, 1.7
+			return o
+		}, selection, []string{FeaturePopularity, FeatureItemBias}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := c.opts()
 			o.Seeded, o.Seed, o.Workers = true, 3, 2
+			scales := o
 			with, err := Train(context.Background(), d, o)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !strings.Contains(with.Report.Factors, "plus feature columns") {
+				t.Errorf("the report's factors line does not name the feature columns: %q", with.Report.Factors)
+			}
+			if o.Items == nil && !o.NoNoise && with.TailBias == 0 {
+				t.Fatal("tail bias 0 under private selection: the item-bias column's centring would go untested")
 			}
 			o.PopularityScale, o.BiasColumnScale = 0, 0
 			without, err := Train(context.Background(), d, o)
@@ -62,7 +74,7 @@ func TestFeatureColumns(t *testing.T) {
 			if !bitsEqual(with.ItemBias, without.ItemBias) || !bitsEqual(with.Counts, without.Counts) || with.Mu != without.Mu || with.TailBias != without.TailBias {
 				t.Fatal("the columns changed the rest of the release")
 			}
-			def, n0 := Defaults(1, 1e-6, 1, 5), c.n0(with)
+			def, n0 := scales, c.n0(with)
 			lo := []float64{math.Inf(1), math.Inf(1)}
 			hi := []float64{math.Inf(-1), math.Inf(-1)}
 			for j := range with.ItemIDs {

@@ -391,13 +391,13 @@ type Options struct {
 //     stars per star of item bias, beyond sampling noise
 //     (synthetic.Stats) — and the columns ½·ln(n̂_j/n₀) and b_j − b_tail
 //     let each user fit both at no privacy cost. Test RMSE (median of 3
-//     seeds) moved on MovieLens 100k u1 by −0.0005 / −0.0146 / −0.0184 /
-//     −0.0201 at ε = 1 / 5 / 10 / 20 (biases only there; the item-bias
+//     seeds) moved on MovieLens 100k u1 by −0.0005 / −0.0143 / −0.0182 /
+//     −0.0199 at ε = 1 / 5 / 10 / 20 (no learned factors there; the item-bias
 //     column alone −0.0022 to −0.0072 of it at ε ≥ 5), by −0.0114 /
 //     −0.0134 / −0.0105 / −0.0091 with factors forced on (ε = 5 / 10 / 20
 //     / 50) and by −0.0056 without noise; on the generator, whose users'
 //     slopes are fitted to MovieLens 100k's (docs/generator.md), by
-//     −0.0061 / −0.0047 / −0.0040 / −0.0046 at ε = 1 / 5 / 10 / 20.
+//     −0.0060 / −0.0048 / −0.0043 / −0.0049 at ε = 1 / 5 / 10 / 20.
 //     Scales ½ and 2 for the bias column were within 0.0023, 0.35 and 0.7
 //     for the popularity column within 0.0006 (measured before the bias
 //     column; docs/private-models.md, "Users' own slopes: the feature
@@ -700,13 +700,13 @@ func (o Options) Validate() error {
 	case !finite(o.Min) || !finite(o.Max) || !(o.Min < o.Max):
 		return bad("Min", fmt.Sprintf("%v, Max = %v", o.Min, o.Max), "want a finite rating range Min < Max")
 	case o.Rank < 0:
-		return bad("Rank", o.Rank, "want ≥ 0 (0: biases only)")
+		return bad("Rank", o.Rank, "want ≥ 0 (0: no learned factors)")
 	case o.Iters < 0:
 		return bad("Iters", o.Iters, "want ≥ 0 (0: the PCA start alone)")
 	case o.Iters > MaxIters:
 		return bad("Iters", o.Iters, "want ≤ %d", MaxIters)
 	case o.Rank > 0 && o.Iters == 0 && o.NoNoise:
-		return bad("Iters", 0, ": the non-private baseline (NoNoise, --mechanism none) has no PCA start, so its factors need Iters ≥ 1 (or Rank 0, --rank 0, for biases only)")
+		return bad("Iters", 0, ": the non-private baseline (NoNoise, --mechanism none) has no PCA start, so its factors need Iters ≥ 1 (or Rank 0, --rank 0, for no learned factors)")
 	case o.Rank > 0 && o.Iters == 0 && o.Shares.PCA == 0:
 		return bad("Iters", 0, "needs a PCA start (Shares.PCA > 0)")
 	case o.Rank > 0 && !o.NoNoise && o.HeadItems < 1:

@@ -386,7 +386,6 @@ func (p *Plan) plan() error {
 		if o.Objective != ObjectiveRanking {
 			r.Biases = "exact sums over (weights + λ_b)"
 		}
-		p.describePopularity()
 		r.Sampler = ""
 		return nil
 	}
@@ -585,6 +584,7 @@ func (p *Plan) planRest() error {
 	o := &p.opts
 	r := p.report
 	if o.NoNoise {
+		p.describePopularity() // after decideFactors, which sets the line
 		return nil
 	}
 	s := o.Shares

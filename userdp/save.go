@@ -11,9 +11,9 @@ import (
 
 // WriteUsers writes each user's locally computed bias and factor (as
 // FoldInAll computes them from train) as JSON lines
-// {"user": ID, "bias": b, "factor": [...]} (with a popularity column,
-// Result.Popularity, the factor's last entry is the user's coefficient
-// on it). In the billboard model each
+// {"user": ID, "bias": b, "factor": [...]} (with feature columns, the
+// factor's last len(Result.Features) entries are the user's coefficients
+// on them, in that order). In the billboard model each
 // line is that user's own data, computed from the release and the user's
 // ratings: it is NOT covered by the release's guarantee and must go only
 // to its user.

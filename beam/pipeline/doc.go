@@ -21,10 +21,10 @@
 //	→ prepare: a user's candidate ratings in canonical item order, contributed subset (Plan.Subset)
 //	→ mean terms → Combine: exact sums → ReleaseMean (side input "sums" to every later stage)
 //	→ count terms (summed per bundle) → CombinePerKey(item) → ReleaseCount, Selected → global: the released item list
-//	→ bias terms (summed per bundle) → CombinePerKey(item) → ReleaseBias; tail terms → Combine → global: biases, ReleaseTail
+//	→ bias terms (summed per bundle) → CombinePerKey(item) → ReleaseBias; tail terms → Combine → global: biases (FitBiasTrend), ReleaseTail
 //	→ start terms → Combine (packed second moments) → global: ReleaseStart (or RandomStart)
 //	→ per ALS step (unrolled): user fits and item terms (summed per bundle) → CombinePerKey(item) → ReleaseItem → global: V, NormalizeRows
-//	→ write the model file (package model) with the privacy report
+//	→ AppendFeatures (the feature columns, from the released counts and biases) → write the model file (package model) with the privacy report
 //
 // The global results (the sums behind the noisy mean and user count, the
 // selected items with their counts, biases and V) reach the per-user and

@@ -111,13 +111,15 @@ Item factors:
     whose released count reaches 15 σ_G/C² (--head-noise-ratio; σ_G/C² the
     noise of one Gram entry of the ALS step; at most --head-items, default
     4000): a PCA start over the 300 most popular of them (--start-items)
-    and 1 ALS step. Otherwise biases only, and the factor share of the
+    and 1 ALS step. Otherwise no learned factors, and the factor share of the
     budget goes to the item counts and biases (docs/private-models.md).
   - an explicit --rank R or --iters N switches the rule off: factors of rank
     R (default 4) with N ALS steps after the PCA start (default 1; --iters 0:
     the PCA start alone) are released whatever users × ε, with
     --factor-share of the budget (default 0.4); the report says so.
-    --rank 0 releases biases only. --rank must not exceed --head-items.
+    --rank 0 releases no learned factors (the feature columns below
+    stay unless both their scales are 0). --rank must not exceed
+    --head-items.
   - --mechanism none: rank 32 and 15 ALS steps unless --rank/--iters say
     otherwise; --iters must be ≥ 1 there (no PCA start without noise).
   - with or without factors, V gains two feature columns, a popularity
@@ -173,7 +175,7 @@ only.`,
 	fl.noise.register(cmd, "huber", calibrate.None)
 	f.Lookup("mechanism").Usage += "; with --privacy user: gaussian"
 	f.Float64Var(&fl.variance, "variance", 1, "noise variance per coordinate, in squared rating units (ignored with --mechanism none)")
-	f.IntVar(&fl.rank, "rank", 5, "--privacy paper: rank r of the factorization and of the synthetic truth (default 5); --privacy user: default by the users × ε rule (see above), an explicit --rank releases factors of that rank whatever the rule says (0: biases only)")
+	f.IntVar(&fl.rank, "rank", 5, "--privacy paper: rank r of the factorization and of the synthetic truth (default 5); --privacy user: default by the users × ε rule (see above), an explicit --rank releases factors of that rank whatever the rule says (0: no learned factors)")
 	f.Float64Var(&fl.lambda, "lambda", 0.5, "--privacy paper: ridge penalty λ ≥ 1e-6 (train.MinLambda) of every row solve, not scaled by the row's count")
 	f.StringVar(&fl.lambdaScale, "lambda-scale", "none", "--privacy paper: none (λ as given, the paper's convention) or count (λ × the row's number of ratings, ALS-WR; try --lambda 0.1)")
 	f.IntVar(&fl.iters, "iters", 50, "--privacy paper: outer sweeps T (users, then items), ≥ 1 (default 50); --privacy user: noisy ALS steps after the PCA start (default 1 if the rule turns factors on; 0: PCA start only), and an explicit --iters releases factors whatever the rule says")

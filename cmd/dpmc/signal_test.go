@@ -101,7 +101,7 @@ func startDpmc(t *testing.T, stdin io.Reader, env []string, args ...string) *blo
 	if err := c.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	hang := hangBound(t)
 	t.Cleanup(func() {
 		select {
 		case <-c.done:
@@ -130,12 +130,11 @@ func startDpmc(t *testing.T, stdin io.Reader, env []string, args ...string) *blo
 		} else {
 			blocked = 0
 		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatalf("dpmc %v never blocked on a pipe or FIFO; stderr: %v", args, c.stderr())
-		}
 		select {
 		case <-c.done:
 			t.Fatalf("dpmc %v ended before blocking: %v", args, c.stderr())
+		case <-hang:
+			t.Fatalf("dpmc %v never blocked on a pipe or FIFO before the test's deadline; stderr: %v", args, c.stderr())
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
@@ -149,14 +148,15 @@ func (c *blockedChild) stderr() []string {
 	return append([]string(nil), c.lines...)
 }
 
-// wait waits (up to 20 s, a bound against a hang, not a speed
-// requirement) for dpmc to end and returns its exit state.
+// wait waits for dpmc to end and returns its exit state; a hang fails
+// the test shortly before its deadline (hangBound), not after a fixed
+// time, so a slow machine cannot fail it.
 func (c *blockedChild) wait(t *testing.T) *os.ProcessState {
 	t.Helper()
 	select {
 	case <-c.done:
-	case <-time.After(20 * time.Second):
-		t.Fatalf("dpmc still running 20 s after the signal; stderr: %v", c.stderr())
+	case <-hangBound(t):
+		t.Fatalf("dpmc still running at the test's deadline after the signal; stderr: %v", c.stderr())
 	}
 	c.cmd.Wait()
 	return c.cmd.ProcessState
@@ -290,7 +290,7 @@ func TestSecondSignalKills(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first signal's message is printed after the handler is removed.
-	deadline := time.After(20 * time.Second)
+	deadline := hangBound(t)
 	for waiting := true; waiting; {
 		select {
 		case l := <-child.line:
@@ -307,4 +307,17 @@ func TestSecondSignalKills(t *testing.T) {
 	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
 		t.Errorf("exit: %v, want killed by SIGINT; stderr: %v", st, child.stderr())
 	}
+}
+
+// hangBound returns a channel that fires 10 s before the test binary's
+// deadline (go test -timeout, 10 minutes by default), so that a hang is
+// reported with the child's stderr rather than as a bare timeout; with no
+// deadline it never fires. It bounds a hang only: no speed of the
+// machine is assumed.
+func hangBound(t *testing.T) <-chan time.Time {
+	d, ok := t.Deadline()
+	if !ok {
+		return nil
+	}
+	return time.After(time.Until(d) - 10*time.Second)
 }

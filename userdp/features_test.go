@@ -298,55 +298,41 @@ func TestBiasTrendIsPostProcessing(t *testing.T) {
 // slices of different lengths (say, with the tail's coordinates
 // appended), NoBiasTrend, or no noise.
 func TestFitBiasTrendLeavesAlone(t *testing.T) {
-	plan := func(mod func(*Options)) *Plan {
-		o := Defaults(2, 1e-6, 1, 5)
-		mod(&o)
-		p, err := NewPlan(o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Decide(6000); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	g := rand.New(rand.NewPCG(5, 6))
-	data := func(n int, count func(j int) float64) (sums, counts []float64) {
-		for j := range n {
-			c := count(j)
-			counts = append(counts, c)
-			sums = append(sums, c*(0.3*float64(j%7)-0.9)+5*g.NormFloat64())
-		}
-		return sums, counts
-	}
 	spread := func(j int) float64 { return 5 + float64(j) }
 	for _, tt := range []struct {
-		name         string
-		mod          func(*Options)
-		sums, counts []float64
-		extra        int // entries appended to sums (the tail's two)
-		change       bool
+		name    string
+		n       int
+		count   func(j int) float64
+		tail    int // entries appended to the sums (the tail's two)
+		noTrend bool
+		change  bool
 	}{
-		{name: "enough items", mod: func(*Options) {}, change: true},
-		{name: "MinTrendItems − 1 items", mod: func(*Options) {}, extra: -1},
-		{name: "all counts alike", mod: func(*Options) {}},
-		{name: "no positive count", mod: func(*Options) {}},
-		{name: "tail appended to the sums", mod: func(*Options) {}, extra: 2},
-		{name: "NoBiasTrend", mod: func(o *Options) { o.NoBiasTrend = true }},
+		{name: "enough items", n: 2 * MinTrendItems, count: spread, change: true},
+		{name: "MinTrendItems − 1 items", n: MinTrendItems - 1, count: spread},
+		{name: "all counts alike", n: 2 * MinTrendItems, count: func(int) float64 { return 40 }},
+		{name: "no positive count", n: 2 * MinTrendItems, count: func(j int) float64 { return -float64(j % 3) }},
+		{name: "tail appended to the sums", n: 2 * MinTrendItems, count: spread, tail: 2},
+		{name: "NoBiasTrend", n: 2 * MinTrendItems, count: spread, noTrend: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := plan(tt.mod)
-			n := 2 * MinTrendItems
-			sums, counts := data(n, spread)
-			switch tt.name {
-			case "MinTrendItems − 1 items":
-				sums, counts = data(MinTrendItems-1, spread)
-			case "all counts alike":
-				sums, counts = data(n, func(int) float64 { return 40 })
-			case "no positive count":
-				sums, counts = data(n, func(j int) float64 { return -float64(j % 3) })
-			case "tail appended to the sums":
-				sums = append(sums, 1, 2)
+			o := Defaults(2, 1e-6, 1, 5)
+			o.NoBiasTrend = tt.noTrend
+			p, err := NewPlan(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Decide(6000); err != nil {
+				t.Fatal(err)
+			}
+			g := rand.New(rand.NewPCG(5, 6))
+			var sums, counts []float64
+			for j := range tt.n {
+				c := tt.count(j)
+				counts = append(counts, c)
+				sums = append(sums, c*(0.3*float64(j%7)-0.9)+5*g.NormFloat64())
+			}
+			for range tt.tail {
+				sums = append(sums, 1)
 			}
 			bias := make([]float64, len(counts))
 			for j := range bias {

@@ -584,7 +584,7 @@ func (p *Plan) planRest() error {
 	o := &p.opts
 	r := p.report
 	if o.NoNoise {
-		p.describePopularity() // after decideFactors, which sets the line
+		p.describeFeatures() // after decideFactors, which sets the line
 		return nil
 	}
 	s := o.Shares
@@ -648,7 +648,7 @@ func (p *Plan) planRest() error {
 	default:
 		r.Biases = "noisy sums shrunk by the noisy counts towards a line in ln(released count), fitted to the released sums and counts (empirical Bayes prior N(b₀ + b₁·ln n̂, τ_b²)); post-processing"
 	}
-	p.describePopularity()
+	p.describeFeatures()
 	r.finish()
 	what := "item list, global mean, number of users, noisy item counts, item biases"
 	if o.Items == nil && !o.NoTail {
@@ -667,9 +667,9 @@ func (p *Plan) planRest() error {
 	return nil
 }
 
-// describePopularity adds the feature columns to the report's factors
+// describeFeatures adds the feature columns to the report's factors
 // line, once the selection threshold (and so n₀) is known.
-func (p *Plan) describePopularity() {
+func (p *Plan) describeFeatures() {
 	var cols []string
 	for _, f := range p.features() {
 		switch f {

@@ -505,6 +505,10 @@ func TestInconsistentContent(t *testing.T) {
 	copy(dup, "a\na\n") // item IDs "a", "b" → "a", "a"
 	withUsers := h
 	withUsers.Users = 1
+	unknownColumn := h
+	unknownColumn.Features = []string{"genre"}
+	tooManyColumns := h
+	tooManyColumns.Features = []string{"popularity", "item_bias"}
 	for _, c := range []struct {
 		name string
 		h    header
@@ -514,6 +518,8 @@ func TestInconsistentContent(t *testing.T) {
 		{"NaN factor", h, nan, "v[1] = NaN"},
 		{"duplicate ID", h, dup, `"a" appears twice`},
 		{"users in a user-level file", withUsers, data, "declares 1 users"},
+		{"unknown feature column", unknownColumn, data, `feature columns ["genre"], want distinct names`},
+		{"more feature columns than the rank", tooManyColumns, data, "2 feature columns, but rank 1"},
 	} {
 		f := rebuild(t, c.h, c.data)
 		if _, err := Read(bytes.NewReader(f), int64(len(f))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {

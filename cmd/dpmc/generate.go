@@ -11,6 +11,7 @@ import (
 
 	"github.com/dpmc/dpmc/internal/atomicfile"
 	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/rng"
 	"github.com/dpmc/dpmc/synthetic"
 )
 
@@ -21,10 +22,13 @@ func newGenerateCmd() *cobra.Command {
 		out      outputFlags
 		testPath string
 		decimals int
+		kind     string
+		users    int
+		testFrac float64
 	)
 	cmd := &cobra.Command{
 		Use:   "generate",
-		Short: "Write the benchmark data set (synthetic ratings) as a tsv file",
+		Short: "Write a synthetic ratings set (the benchmark, or the MovieLens-shaped one) as a tsv file",
 		Long: `generate writes the project's benchmark data set (package synthetic,
 Benchmark) as a ratings file, so that dpmc and other tools (LIBMF, …) can
 be timed on the same data: --ratings ratings (default 10 000 000) of
@@ -45,13 +49,35 @@ which are not exactly float32s), for timing both kinds of ratings file.
 --test-output FILE also writes --test-ratings held-out ratings (cells the
 training file does not rate, valued by the same formula with fresh noise).
 
+--synthetic realistic writes instead the generator fitted to MovieLens
+100k's statistics (synthetic.DefaultRealistic, docs/generator.md) at
+--users users (default 6 040, MovieLens-1M-shaped: 3 706 items; 943 is
+MovieLens 100k's size), whole-star ratings 1 to 5. With --test-output it
+holds out --test-fraction (default 0.2) of the ratings at random, drawn
+from seed --data-seed + 1: --data-seed 1 gives the very split of
+PRIVACY-UTILITY.md's synthetic rows and of dpmc utility, so other tools
+(or older dpmc versions) can be run on it side by side.
+
 The data is synthetic and seeded (--data-seed): experimental data, not private
 data.`,
 		Example: `  dpmc generate -o r10m.tsv --test-output r10m.test.tsv
   dpmc generate --ratings 1000000 --data-seed 2 -o r1m.tsv
-  dpmc train --data r10m.tsv --test r10m.test.tsv --format tsv --algo als --mechanism none --rank 32 --lambda 0.005 --lambda-scale count --iters 6`,
+  dpmc train --data r10m.tsv --test r10m.test.tsv --format tsv --algo als --mechanism none --rank 32 --lambda 0.005 --lambda-scale count --iters 6
+  dpmc generate --synthetic realistic -o ml1m-shaped.tsv --test-output ml1m-shaped.test.tsv
+  dpmc train --data ml1m-shaped.tsv --test ml1m-shaped.test.tsv --privacy user --epsilon 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if kind == "realistic" {
+				return generateRealistic(cmd, users, seed, testFrac, testPath, &out)
+			}
+			if kind != "" {
+				return fmt.Errorf("--synthetic %q: want realistic (or leave it out for the benchmark set)", kind)
+			}
+			for _, name := range []string{"users", "test-fraction"} {
+				if cmd.Flags().Changed(name) {
+					return fmt.Errorf("--%s applies only to --synthetic realistic", name)
+				}
+			}
 			if n < 50_000 || n > math.MaxInt32 {
 				return fmt.Errorf("--ratings %d: want at least 50000 (with 100 ratings per user and 500 per item, fewer do not fit in the users × items cells) and at most %d", n, math.MaxInt32)
 			}
@@ -121,10 +147,74 @@ data.`,
 	f.StringVar(&testPath, "test-output", "", "also write held-out ratings to this file (atomically; --force overwrites)")
 	f.IntVar(&testN, "test-ratings", 100_000, "number of held-out ratings for --test-output")
 	f.IntVar(&decimals, "decimals", 0, "write each rating rounded to this many decimals, 0 to 9 (default: the shortest decimal of its float32)")
+	f.StringVar(&kind, "synthetic", "", `which set: "" (the benchmark) or "realistic" (fitted to MovieLens 100k's statistics; docs/generator.md)`)
+	f.IntVar(&users, "users", 6040, "--synthetic realistic: number of users (items scale as users^0.425: 1 682 at 943, 3 706 at 6 040)")
+	f.Float64Var(&testFrac, "test-fraction", 0, "--synthetic realistic: fraction of the ratings held out for --test-output, in (0, 1) (default 0.2)")
 	out.register(cmd)
 	deprecatedAlias(cmd, "seed", "data-seed")
 	deprecatedAlias(cmd, "test", "test-output")
 	return cmd
+}
+
+// generateRealistic is generate --synthetic realistic: the MovieLens-shaped
+// set of users users from seed, all of it to out, or its training part to
+// out and the held-out fraction frac to testPath.
+func generateRealistic(cmd *cobra.Command, users int, seed uint64, frac float64, testPath string, out *outputFlags) error {
+	for _, name := range []string{"ratings", "test-ratings", "decimals"} {
+		if cmd.Flags().Changed(name) {
+			return fmt.Errorf("--%s applies only to the benchmark set, not to --synthetic realistic", name)
+		}
+	}
+	if users < 10 || users > 1_000_000 {
+		return fmt.Errorf("--users %d: want in [10, 1000000]", users)
+	}
+	if err := out.check(); err != nil {
+		return err
+	}
+	if testPath == "" {
+		if cmd.Flags().Changed("test-fraction") {
+			return fmt.Errorf("--test-fraction needs --test-output")
+		}
+	} else {
+		if !cmd.Flags().Changed("test-fraction") {
+			frac = 0.2
+		}
+		if !(frac > 0 && frac < 1) {
+			return fmt.Errorf("--test-fraction %v: want in (0, 1)", frac)
+		}
+		if err := refuseSameFile("--test-output", testPath, namedFile{"--output", out.path}); err != nil {
+			return err
+		}
+		if err := atomicfile.Check(testPath, out.force); err != nil {
+			return fmt.Errorf("--test-output: %w", err)
+		}
+	}
+	g := synthetic.DefaultRealistic(users, seed)
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "dpmc: generating the realistic set of %d users × %d items (data seed %d; synthetic, experimental data)\n", g.Users, g.Items, seed)
+	d, err := g.Generate()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Context().Err(); err != nil {
+		return err
+	}
+	if testPath == "" {
+		return out.writeContext(cmd.Context(), cmd.OutOrStdout(), d.WriteTSV)
+	}
+	tr, te, err := ratings.Split(d, frac, rng.Seeded(seed+1))
+	if err != nil {
+		return err
+	}
+	if err := out.writeContext(cmd.Context(), cmd.OutOrStdout(), tr.WriteTSV); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteContext(cmd.Context(), testPath, out.force, te.WriteTSV); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "dpmc: wrote %d training ratings and %d held-out ratings (%g of them, split seed %d) to %s\n",
+		tr.Ratings.Len(), te.Ratings.Len(), frac, seed+1, testPath)
+	return nil
 }
 
 // writeRounded writes m's ratings as WriteTSV does for a generated set

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/dpmc/dpmc/ratings"
+	"github.com/dpmc/dpmc/rng"
+	"github.com/dpmc/dpmc/synthetic"
 )
 
 // TestGenerate writes a small benchmark set and its held-out ratings, and
@@ -121,5 +123,91 @@ func TestGenerateDecimals(t *testing.T) {
 	}
 	if _, stderr, code := dpmc(t, "generate", "--ratings", "50000", "--decimals", "10"); code == 0 || !strings.Contains(stderr, "--decimals") {
 		t.Errorf("--decimals 10 accepted: %q", stderr)
+	}
+}
+
+// TestGenerateRealistic checks --synthetic realistic: the whole set is
+// synthetic.DefaultRealistic's for the data seed, written as tsv; with
+// --test-output the two files are ratings.Split of it at --test-fraction
+// with seed --data-seed + 1 (the split dpmc utility uses for seed 1),
+// disjoint and together the whole set.
+func TestGenerateRealistic(t *testing.T) {
+	dir := t.TempDir()
+	whole, stderr, code := dpmc(t, "generate", "--synthetic", "realistic", "--users", "120", "--data-seed", "5")
+	if code != 0 {
+		t.Fatal(stderr)
+	}
+	d, err := synthetic.DefaultRealistic(120, 5).Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	if err := d.WriteTSV(&want); err != nil {
+		t.Fatal(err)
+	}
+	if whole != want.String() {
+		t.Fatal("the written set is not synthetic.DefaultRealistic(120, 5)'s")
+	}
+	if !strings.Contains(stderr, "120 users") || !strings.Contains(stderr, "experimental data") {
+		t.Errorf("stderr %q does not describe the set", stderr)
+	}
+	for _, tc := range []struct {
+		frac []string
+		want float64
+	}{{nil, 0.2}, {[]string{"--test-fraction", "0.5"}, 0.5}} {
+		tr, te := filepath.Join(dir, "r.tsv"), filepath.Join(dir, "r.test.tsv")
+		args := append([]string{"generate", "--synthetic", "realistic", "--users", "120", "--data-seed", "5", "-o", tr, "--test-output", te, "--force"}, tc.frac...)
+		if _, stderr, code := dpmc(t, args...); code != 0 {
+			t.Fatal(stderr)
+		}
+		wantTr, wantTe, err := ratings.Split(d, tc.want, rng.Seeded(6))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []struct {
+			path string
+			d    *ratings.Dataset
+		}{{tr, wantTr}, {te, wantTe}} {
+			var b strings.Builder
+			if err := f.d.WriteTSV(&b); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(f.path); string(got) != b.String() {
+				t.Errorf("%v: %s is not ratings.Split(set, %g, seed 6)'s part", tc.frac, filepath.Base(f.path), tc.want)
+			}
+		}
+		if n := wantTr.Ratings.Len() + wantTe.Ratings.Len(); n != d.Ratings.Len() || wantTe.Ratings.Len() == 0 {
+			t.Errorf("%v: %d + %d ratings, want %d in all", tc.frac, wantTr.Ratings.Len(), wantTe.Ratings.Len(), d.Ratings.Len())
+		}
+	}
+}
+
+// TestGenerateRealisticRejects checks that flags of the other set, or out
+// of range, are refused naming the flag, before anything is written.
+func TestGenerateRealisticRejects(t *testing.T) {
+	dir := t.TempDir()
+	te := filepath.Join(dir, "t.tsv")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--synthetic", "movielens"}, `--synthetic "movielens"`},
+		{[]string{"--users", "100"}, "--users applies only to --synthetic realistic"},
+		{[]string{"--test-fraction", "0.1"}, "--test-fraction applies only to --synthetic realistic"},
+		{[]string{"--synthetic", "realistic", "--ratings", "50000"}, "--ratings applies only to the benchmark set"},
+		{[]string{"--synthetic", "realistic", "--decimals", "1"}, "--decimals applies only to the benchmark set"},
+		{[]string{"--synthetic", "realistic", "--test-output", te, "--test-ratings", "5"}, "--test-ratings applies only to the benchmark set"},
+		{[]string{"--synthetic", "realistic", "--users", "5"}, "--users 5"},
+		{[]string{"--synthetic", "realistic", "--test-fraction", "0.2"}, "--test-fraction needs --test-output"},
+		{[]string{"--synthetic", "realistic", "--test-output", te, "--test-fraction", "1"}, "--test-fraction 1"},
+		{[]string{"--synthetic", "realistic", "-o", te, "--test-output", te}, "same file as --output"},
+	} {
+		stdout, stderr, code := dpmc(t, append([]string{"generate"}, tt.args...)...)
+		if code == 0 || !strings.Contains(stderr, tt.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, %d bytes out; want a failure naming %q", tt.args, code, stderr, len(stdout), tt.want)
+		}
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "*")); len(names) != 0 {
+		t.Errorf("files written: %v", names)
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
+
 	"github.com/dpmc/dpmc/internal/dense"
+	"github.com/dpmc/dpmc/internal/eigen"
 	"github.com/dpmc/dpmc/internal/exactsum"
-	"gonum.org/v1/gonum/mat"
 )
 
 // This file holds the pipeline's building blocks, shared by Train and the
@@ -647,7 +649,7 @@ func (p *Plan) ReleaseStart(ids []string, head []bool, cand []int, m []Sum, v []
 	if h == 0 {
 		return nil // no item qualifies: V stays zero, biases only
 	}
-	sym := mat.NewSymDense(h, nil)
+	sym := make([]float64, h*h) // lower triangle, row-major
 	for a := range h {
 		rnd := p.rand(phasePCA, 0, ids[cand[a]])
 		for b := 0; b <= a; b++ {
@@ -659,21 +661,18 @@ func (p *Plan) ReleaseStart(ids []string, head []bool, cand []int, m []Sum, v []
 			if err != nil {
 				return err
 			}
-			sym.SetSym(a, b, x)
+			sym[a*h+b] = x
 		}
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(sym, true) {
-		return fmt.Errorf("userdp: eigendecomposition of the start matrix failed")
+	k := min(r, h)
+	vals, vecs, err := eigen.Top(blas.Lower, sym, h, k)
+	if err != nil {
+		return fmt.Errorf("userdp: the start matrix: %w", err)
 	}
-	vals := eig.Values(nil) // ascending
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	for c := range min(r, h) {
-		col := h - 1 - c
-		s := math.Sqrt(math.Max(vals[col], 0))
-		for k, j := range cand {
-			v[j*r+c] = s * vecs.At(k, col)
+	for c := range k {
+		s := math.Sqrt(math.Max(vals[c], 0))
+		for a, j := range cand {
+			v[j*r+c] = s * vecs[a*k+c]
 		}
 	}
 	NormalizeRows(v, r, head)

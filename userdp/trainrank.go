@@ -7,9 +7,11 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/blas"
+
+	"github.com/dpmc/dpmc/internal/eigen"
 	"github.com/dpmc/dpmc/internal/exactsum"
 	"github.com/dpmc/dpmc/ratings"
-	"gonum.org/v1/gonum/mat"
 )
 
 // rankTrainer holds one ranking run's state. Users are in the canonical
@@ -286,23 +288,23 @@ func (rt *rankTrainer) releaseGram(ctx context.Context, gs []Sum, m int, ids []s
 // under Wigner noise of entry variance σ_G².
 func (p *Plan) RankComponents(rk *Ranking, g []float64, m int) error {
 	o := &p.opts
-	sym := mat.NewSymDense(m, g) // reads the upper triangle
-	var eig mat.EigenSym
-	if !eig.Factorize(sym, true) {
-		return errors.New("userdp: eigendecomposition of the ranking Gram failed")
-	}
-	vals := eig.Values(nil) // ascending
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	sigma := p.rank.gram.sigma
 	k := min(o.Ranking.Components, m)
+	var vals, vecs []float64 // the k largest eigenvalues, descending, and their vectors
+	if k > 0 {
+		var err error
+		if vals, vecs, err = eigen.Top(blas.Upper, g, m, k); err != nil {
+			return fmt.Errorf("userdp: the ranking Gram: %w", err)
+		}
+	}
+	kTop := k
+	sigma := p.rank.gram.sigma
 	if !o.NoNoise {
 		rk.Edge = 2 * sigma * math.Sqrt(float64(m))
 		above := 0
-		for c := m - 1; c >= 0 && vals[c] > rk.Edge; c-- {
+		for above < kTop && vals[above] > rk.Edge {
 			above++
 		}
-		k = min(k, above)
+		k = above
 	}
 	rk.K = k
 	rk.V = make([]float64, m*k)
@@ -310,8 +312,7 @@ func (p *Plan) RankComponents(rk *Ranking, g []float64, m int) error {
 	rk.Eigenvalues = make([]float64, k)
 	ms2 := float64(m) * sigma * sigma
 	for c := range k {
-		col := m - 1 - c
-		l := vals[col]
+		l := vals[c]
 		rk.Eigenvalues[c] = l
 		w := 1.0
 		if !o.NoNoise {
@@ -320,7 +321,7 @@ func (p *Plan) RankComponents(rk *Ranking, g []float64, m int) error {
 		}
 		rk.Weights[c] = w
 		for r := range m {
-			rk.V[r*k+c] = vecs.At(r, col)
+			rk.V[r*k+c] = vecs[r*kTop+c]
 		}
 	}
 	p.report.Ranking += fmt.Sprintf(": M = %d head items, k = %d components", m, rk.K)

@@ -428,3 +428,46 @@ func TestRankingOptionsValidated(t *testing.T) {
 		t.Errorf("ParseObjective(rank): %v", err)
 	}
 }
+
+// A Gram of rank one — three users with the same 1 000 positives, no
+// noise — leaves the eigensolver blocks of nearly zero norm (a no-noise
+// run on it once panicked inside gonum's Dsterf): the run completes, with
+// one component along the common direction (every entry 1/√1000) and the
+// rest an orthonormal basis of the zero eigenvalues.
+func TestRankingRankOneGram(t *testing.T) {
+	var rows [][3]string
+	for _, u := range []string{"a", "b", "c"} {
+		for j := range 1000 {
+			rows = append(rows, [3]string{u, strconv.Itoa(j), "5"})
+		}
+	}
+	res := train(t, dataset(t, rows, ""), rankingOptions(math.Inf(1)))
+	rk := res.Ranking
+	m := rk.Head()
+	if m != 1000 || rk.K < 1 {
+		t.Fatalf("M = %d, k = %d; want 1000 head items and components", m, rk.K)
+	}
+	if rk.Eigenvalues[0] <= 0 || (rk.K > 1 && math.Abs(rk.Eigenvalues[1]) > 1e-9*rk.Eigenvalues[0]) {
+		t.Errorf("eigenvalues %v, want one positive, then zeros", rk.Eigenvalues)
+	}
+	for r := range m {
+		if v := rk.V[r*rk.K]; math.Abs(v-1/math.Sqrt(1000)) > 1e-12 {
+			t.Fatalf("first component, entry %d: %v, want 1/√1000", r, v)
+		}
+	}
+	for c := range rk.K {
+		for q := 0; q <= c; q++ {
+			var dot float64
+			for r := range m {
+				dot += rk.V[r*rk.K+c] * rk.V[r*rk.K+q]
+			}
+			want := 0.0
+			if c == q {
+				want = 1
+			}
+			if math.Abs(dot-want) > 1e-9 {
+				t.Fatalf("components %d, %d: dot %v, want %v", q, c, dot, want)
+			}
+		}
+	}
+}

@@ -646,8 +646,8 @@ func StartPositions(head []bool) (cand []int, pos []int32) {
 func (p *Plan) ReleaseStart(ids []string, head []bool, cand []int, m []Sum, v []float64) error {
 	r := p.opts.Rank
 	h := len(cand)
-	if h == 0 {
-		return nil // no item qualifies: V stays zero, biases only
+	if h == 0 || r == 0 {
+		return nil // no item qualifies, or no factors: V stays zero, biases only
 	}
 	sym := make([]float64, h*h) // lower triangle, row-major
 	for a := range h {

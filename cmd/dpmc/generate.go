@@ -51,12 +51,15 @@ training file does not rate, valued by the same formula with fresh noise).
 
 --synthetic realistic writes instead the generator fitted to MovieLens
 100k's statistics (synthetic.DefaultRealistic, docs/generator.md) at
---users users (default 6 040, MovieLens-1M-shaped: 3 706 items; 943 is
-MovieLens 100k's size), whole-star ratings 1 to 5. With --test-output it
-holds out --test-fraction (default 0.2) of the ratings at random, drawn
-from seed --data-seed + 1: --data-seed 1 gives the very split of
-PRIVACY-UTILITY.md's synthetic rows and of dpmc utility, so other tools
-(or older dpmc versions) can be run on it side by side.
+--users users (default 6 040, MovieLens-1M-shaped: 3 706 items, of which
+the files hold those someone rated; 943 is MovieLens 100k's size),
+whole-star ratings 1 to 5. With --test-output it holds out --test-fraction
+(default 0.2) of the ratings at random, drawn from seed --data-seed + 1:
+--data-seed 1 gives the split of dpmc utility's synthetic data set at the
+same --users (PRIVACY-UTILITY.md's "synthetic, MovieLens-1M-shaped"
+rows), so other tools, or other dpmc versions, can be run on it side by
+side. (dpmc train --synthetic realistic --seed S draws its data seed and
+split from S, so it trains on another set.)
 
 The data is synthetic and seeded (--data-seed): experimental data, not private
 data.`,

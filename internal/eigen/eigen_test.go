@@ -135,6 +135,117 @@ func TestTop(t *testing.T) {
 	}
 }
 
+// check asserts that vals and vecs (n × k) are k eigenpairs of the
+// symmetric a: residual ‖Av − λv‖ ≤ tol, orthonormal columns, each
+// signed by its largest entry, the eigenvalues descending.
+func check(t *testing.T, a []float64, n, k int, vals, vecs []float64, tol float64) {
+	t.Helper()
+	for c := range k {
+		if c > 0 && vals[c] > vals[c-1] {
+			t.Errorf("eigenvalues %d, %d ascend: %v, %v", c-1, c, vals[c-1], vals[c])
+		}
+		var big float64
+		res := make([]float64, n) // Av − λv
+		for i := range n {
+			res[i] = -vals[c] * vecs[i*k+c]
+			for j := range n {
+				res[i] += a[i*n+j] * vecs[j*k+c]
+			}
+			if x := vecs[i*k+c]; math.Abs(x) > math.Abs(big) {
+				big = x
+			}
+		}
+		if r := norm2(res); !(r <= tol) {
+			t.Errorf("vector %d: residual %.3g, want ≤ %.3g", c, r, tol)
+		}
+		if big < 0 {
+			t.Errorf("vector %d: its entry of largest magnitude is %v, want it positive", c, big)
+		}
+		for q := 0; q <= c; q++ {
+			var dot float64
+			for i := range n {
+				dot += vecs[i*k+c] * vecs[i*k+q]
+			}
+			if !(math.Abs(dot-b2f(q == c)) <= 1e-10) {
+				t.Errorf("vectors %d, %d: dot %v", c, q, dot)
+			}
+		}
+	}
+}
+
+// TestTopDegenerate checks matrices that gonum's own decomposition gets
+// wrong or panics on, with their known eigenvalues: low rank (Dsytrd
+// leaves blocks of nearly zero norm, which gonum v0.17.0's Dsterf cannot
+// rescale), huge clusters of equal eigenvalues, and entries near the ends
+// of float64's range.
+func TestTopDegenerate(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 1))
+	x01 := make([]float64, 300) // a 0/1 vector: xxᵀ is a 0/1 Gram of rank 1
+	var x2 float64
+	for i := range x01 {
+		if r.IntN(3) == 0 {
+			x01[i] = 1
+			x2++
+		}
+	}
+	ones := func(n int) []float64 { return sym(n, func(i, j int) float64 { return 1 }) }
+	scaled := func(f float64) []float64 {
+		a := wigner(40, 12, 30)
+		for i := range a {
+			a[i] *= f
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name string
+		n, k int
+		a    []float64
+		top  []float64 // known leading eigenvalues, then zeros (nil: by gonum on the matrix ×2⁶⁰⁰ or ×2⁻⁶⁰⁰)
+		norm float64
+	}{
+		{"all ones, 1000, top 16", 1000, 16, ones(1000), []float64{1000}, 1000},
+		{"all ones, 200, all", 200, 200, ones(200), []float64{200}, 200},
+		{"rank-one 0/1 Gram, 300, top 16", 300, 16, sym(300, func(i, j int) float64 { return x01[i] * x01[j] }), []float64{x2}, x2},
+		{"tiny off-diagonal", 2, 2, []float64{0, 1e-300, 1e-300, 0}, []float64{1e-300, -1e-300}, 1e-300},
+		{"scaled by 2⁻⁶⁰⁰", 40, 5, scaled(0x1p-600), nil, 0},
+		{"scaled by 2⁶⁰⁰", 40, 5, scaled(0x1p600), nil, 0},
+		{"scaled by 1e-150", 40, 5, scaled(1e-150), nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			vals, vecs, err := Top(blas.Lower, tc.a, tc.n, tc.k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]float64, tc.k)
+			norm := tc.norm
+			if tc.top == nil { // gonum on the same matrix brought to unit scale
+				f := 1 / math.Abs(tc.a[0])
+				b := slices.Clone(tc.a)
+				for i := range b {
+					b[i] *= f
+				}
+				var es mat.EigenSym
+				if !es.Factorize(mat.NewSymDense(tc.n, b), false) {
+					t.Fatal("gonum failed")
+				}
+				all := es.Values(nil)
+				for c := range tc.k {
+					want[c] = all[tc.n-1-c] / f
+					norm = math.Max(norm, math.Abs(want[c]))
+				}
+			} else {
+				copy(want, tc.top)
+			}
+			for c := range tc.k {
+				if math.Abs(vals[c]-want[c]) > 1e-12*float64(tc.n)*norm {
+					t.Errorf("eigenvalue %d: %v, want %v", c, vals[c], want[c])
+				}
+			}
+			check(t, tc.a, tc.n, tc.k, vals, vecs, 1e-12*float64(tc.n)*norm)
+		})
+	}
+}
+
 // TestTopReadsOneTriangle checks that only the triangle uplo names is
 // read (the other is NaN here), with the same result from either, and
 // that a is left as it was.

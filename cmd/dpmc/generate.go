@@ -88,11 +88,8 @@ data.`,
 				return err
 			}
 			if testPath != "" {
-				if err := refuseSameFile("--test-output", testPath, namedFile{"--output", out.path}); err != nil {
+				if err := checkTestOutput(testPath, &out); err != nil {
 					return err
-				}
-				if err := atomicfile.Check(testPath, out.force); err != nil {
-					return fmt.Errorf("--test-output: %w", err)
 				}
 				if testN < 1 {
 					return fmt.Errorf("--test-ratings %d: want at least 1", testN)
@@ -168,8 +165,8 @@ func generateRealistic(cmd *cobra.Command, users int, seed uint64, frac float64,
 			return fmt.Errorf("--%s applies only to the benchmark set, not to --synthetic realistic", name)
 		}
 	}
-	if users < 10 || users > 1_000_000 {
-		return fmt.Errorf("--users %d: want in [10, 1000000]", users)
+	if err := checkUsers(users); err != nil {
+		return err
 	}
 	if err := out.check(); err != nil {
 		return err
@@ -185,11 +182,8 @@ func generateRealistic(cmd *cobra.Command, users int, seed uint64, frac float64,
 		if !(frac > 0 && frac < 1) {
 			return fmt.Errorf("--test-fraction %v: want in (0, 1)", frac)
 		}
-		if err := refuseSameFile("--test-output", testPath, namedFile{"--output", out.path}); err != nil {
+		if err := checkTestOutput(testPath, out); err != nil {
 			return err
-		}
-		if err := atomicfile.Check(testPath, out.force); err != nil {
-			return fmt.Errorf("--test-output: %w", err)
 		}
 	}
 	g := synthetic.DefaultRealistic(users, seed)
@@ -217,6 +211,27 @@ func generateRealistic(cmd *cobra.Command, users int, seed uint64, frac float64,
 	}
 	fmt.Fprintf(stderr, "dpmc: wrote %d training ratings and %d held-out ratings (%g of them, split seed %d) to %s\n",
 		tr.Ratings.Len(), te.Ratings.Len(), frac, seed+1, testPath)
+	return nil
+}
+
+// checkTestOutput refuses a --test-output that is --output's file, or that
+// exists without --force.
+func checkTestOutput(testPath string, out *outputFlags) error {
+	if err := refuseSameFile("--test-output", testPath, namedFile{"--output", out.path}); err != nil {
+		return err
+	}
+	if err := atomicfile.Check(testPath, out.force); err != nil {
+		return fmt.Errorf("--test-output: %w", err)
+	}
+	return nil
+}
+
+// checkUsers refuses a --users outside [10, 1 000 000], the sizes the
+// realistic generator is built for.
+func checkUsers(users int) error {
+	if users < 10 || users > 1_000_000 {
+		return fmt.Errorf("--users %d: want in [10, 1000000]", users)
+	}
 	return nil
 }
 

@@ -248,8 +248,8 @@ func realisticData(cmd *cobra.Command, fl *trainFlags) (tr, te *ratings.Dataset,
 	if fl.data != "" {
 		return nil, nil, "", fmt.Errorf("--synthetic applies only without --data")
 	}
-	if fl.user.users < 10 || fl.user.users > 1_000_000 {
-		return nil, nil, "", fmt.Errorf("--users = %d, want in [10, 1000000]", fl.user.users)
+	if err := checkUsers(fl.user.users); err != nil {
+		return nil, nil, "", err
 	}
 	frac := 0.2
 	if cmd.Flags().Changed("test-fraction") {

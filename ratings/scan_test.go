@@ -221,6 +221,13 @@ func FuzzScan(f *testing.F) {
 		case strings.Contains(rerr.Error(), "2 fields, want 3"), strings.Contains(rerr.Error(), "1 fields, want 3"):
 			// a record of user and item alone, a pair to Scan; or of one
 			// field, which Scan describes as a pair's error
+		case strings.Contains(rerr.Error(), "malformed line: 2 fields, and a carriage return inside the line"):
+			// the same two-field record with a CR in it: Scan reads a
+			// pair, which it must refuse too (for the CR in an ID, or an
+			// empty ID), in its own words
+			if serr == nil {
+				t.Fatalf("Read: %v\nScan: %v", rerr, serr)
+			}
 		case rated && serr != nil && rerr.Error() != serr.Error():
 			t.Fatalf("Read: %v\nScan: %v", rerr, serr)
 		case rated && serr == nil:

@@ -20,6 +20,7 @@ func FromUserLevel(res *userdp.Result, settings any) (*Model, error) {
 	m := &Model{
 		Kind: UserLevel, Min: res.Min, Max: res.Max, Mu: res.Mu, Rank: res.Rank, Features: res.Features,
 		ItemIDs: res.ItemIDs, ItemBias: res.ItemBias, TailBias: res.TailBias, V: res.V, Counts: res.Counts,
+		BucketBias: res.BucketBias, BucketV: res.BucketV,
 		Ridges:   &FoldInRidges{UserLambda: res.UserLambda, UserLambdaPerRating: res.UserLambdaPerRating, UserBiasLambda: res.UserBiasLambda},
 		Released: "the whole file is the release, at the privacy report's total (unseeded runs only); it holds nothing per user",
 	}

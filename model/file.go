@@ -68,6 +68,7 @@ type header struct {
 	Mu         float64         `json:"mu"`
 	Mean       float64         `json:"mean,omitempty"`
 	TailBias   float64         `json:"tail_bias,omitempty"`
+	Buckets    int             `json:"tail_buckets,omitempty"`
 	Rank       int             `json:"rank"`
 	Features   []string        `json:"feature_columns,omitempty"`
 	Items      int             `json:"items"`
@@ -133,6 +134,11 @@ func (m *Model) sections() []section {
 	}
 	if m.Kind == UserLevel {
 		s = append(s, section{a: array{Name: "noisy_counts", Type: "f8", Shape: []int{n}}, f8: m.Counts})
+		if nb := len(m.BucketBias); nb > 0 {
+			s = append(s,
+				section{a: array{Name: "tail_bucket_bias", Type: "f8", Shape: []int{nb}}, f8: m.BucketBias},
+				section{a: array{Name: "tail_bucket_features", Type: "f8", Shape: []int{nb, len(m.Features)}}, f8: m.BucketV})
+		}
 		if r := m.Ranking; r != nil {
 			head := make([]float64, len(r.Head))
 			for k, j := range r.Head {
@@ -172,7 +178,13 @@ func (m *Model) check() error {
 				return fmt.Errorf("fold-in ridge %v, want a finite number ≥ 0", x)
 			}
 		}
+		if nb := len(m.BucketBias); nb > userdp.MaxTailBuckets || len(m.BucketV) != nb*len(m.Features) {
+			return fmt.Errorf("%d tail buckets with %d feature entries for %d feature columns, want at most %d buckets and one entry per bucket and column", nb, len(m.BucketV), len(m.Features), userdp.MaxTailBuckets)
+		}
 		if m.Ranking != nil {
+			if len(m.BucketBias) > 0 {
+				return errors.New("a ranking model has no tail buckets")
+			}
 			if m.Rank != 0 {
 				return fmt.Errorf("a ranking model has no rating part, but rank %d", m.Rank)
 			}
@@ -189,6 +201,9 @@ func (m *Model) check() error {
 		}
 		if m.Ridges != nil || m.Counts != nil {
 			return errors.New("a paper model has no fold-in ridges and no noisy counts")
+		}
+		if m.BucketBias != nil || m.BucketV != nil {
+			return errors.New("a paper model has no tail buckets")
 		}
 		if len(m.U) != len(m.UserIDs)*m.Rank {
 			return fmt.Errorf("u has %d entries, want %d users × rank %d", len(m.U), len(m.UserIDs), m.Rank)
@@ -388,7 +403,7 @@ func (m *Model) Write(w io.Writer) error {
 	secs := m.sections()
 	h := header{
 		Format: Format, Version: Version, Kind: m.Kind, Released: m.Released, Prediction: predictionRule,
-		RatingMin: m.Min, RatingMax: m.Max, Mu: m.Mu, Mean: m.Mean, TailBias: m.TailBias, Rank: m.Rank, Features: m.Features, Items: len(m.ItemIDs), Users: len(m.UserIDs),
+		RatingMin: m.Min, RatingMax: m.Max, Mu: m.Mu, Mean: m.Mean, TailBias: m.TailBias, Buckets: len(m.BucketBias), Rank: m.Rank, Features: m.Features, Items: len(m.ItemIDs), Users: len(m.UserIDs),
 		FoldIn: m.Ridges, Settings: compact(m.Settings), Privacy: compact(m.Privacy),
 	}
 	if r := m.Ranking; r != nil {
@@ -601,6 +616,9 @@ func read(r io.Reader, size int64) (*Model, error) {
 	if r := h.Ranking; r != nil && (r.Head < 0 || r.Head > h.Items || r.Components < 0 || r.Components > userdp.MaxComponents) {
 		return nil, fmt.Errorf("%w: ranking of %d head items and %d components for %d items", ErrCorrupt, r.Head, r.Components, h.Items)
 	}
+	if h.Buckets < 0 || h.Buckets > userdp.MaxTailBuckets || h.Buckets > 0 && (h.Kind != UserLevel || h.Ranking != nil || version == 2) {
+		return nil, fmt.Errorf("%w: %d tail buckets in a version %d %s model (want 0 to %d, in a version-3 user-level rating model)", ErrCorrupt, h.Buckets, version, h.Kind, userdp.MaxTailBuckets)
+	}
 	if h.Kind == UserLevel && h.Users != 0 {
 		return nil, fmt.Errorf("%w: a user-level model declares %d users (it holds no per-user arrays)", ErrCorrupt, h.Users)
 	}
@@ -624,7 +642,7 @@ func read(r io.Reader, size int64) (*Model, error) {
 		}
 	}
 	// The arrays must be those of m's kind, in file order, contiguous.
-	want := m.sectionsFor(h.Items, h.Users, h.Ranking)
+	want := m.sectionsFor(h.Items, h.Users, h.Buckets, h.Ranking)
 	if len(h.Arrays) != len(want) {
 		return nil, fmt.Errorf("%w: %d arrays, want %d for a %s model", ErrCorrupt, len(h.Arrays), len(want), h.Kind)
 	}
@@ -712,15 +730,18 @@ func oldJSON() error {
 	return fmt.Errorf("%w: a JSON model of format version 1 (dpmc-model-v1 or dpmc-release-v1) from an older dpmc; retrain with --save to write version %d", ErrVersion, Version)
 }
 
-// sectionsFor is the array list a model of m's kind with n items and u
-// users (and the ranking section rk, if not nil) has.
-func (m *Model) sectionsFor(n, u int, rk *rankingHeader) []array {
+// sectionsFor is the array list a model of m's kind with n items, u
+// users and nb tail buckets (and the ranking section rk, if not nil) has.
+func (m *Model) sectionsFor(n, u, nb int, rk *rankingHeader) []array {
 	r := m.Rank
 	a := []array{{Name: "item_ids", Type: "lines", Shape: []int{n}}, {Name: "item_bias", Type: "f8", Shape: []int{n}}, {Name: "v", Type: "f8", Shape: []int{n, r}}}
 	if m.Kind == Paper {
 		return append(a, array{Name: "user_ids", Type: "lines", Shape: []int{u}}, array{Name: "u", Type: "f8", Shape: []int{u, r}})
 	}
 	a = append(a, array{Name: "noisy_counts", Type: "f8", Shape: []int{n}})
+	if nb > 0 {
+		a = append(a, array{Name: "tail_bucket_bias", Type: "f8", Shape: []int{nb}}, array{Name: "tail_bucket_features", Type: "f8", Shape: []int{nb, len(m.Features)}})
+	}
 	if rk != nil {
 		a = append(a, array{Name: "rank_head", Type: "f8", Shape: []int{rk.Head}}, array{Name: "rank_v", Type: "f8", Shape: []int{rk.Head, rk.Components}},
 			array{Name: "rank_weights", Type: "f8", Shape: []int{rk.Components}}, array{Name: "rank_eigenvalues", Type: "f8", Shape: []int{rk.Components}})
@@ -810,6 +831,10 @@ func (m *Model) readSection(r io.Reader, crc hash.Hash32, a array, size int64) e
 		m.V = dst
 	case "noisy_counts":
 		m.Counts = dst
+	case "tail_bucket_bias":
+		m.BucketBias = dst
+	case "tail_bucket_features":
+		m.BucketV = dst
 	case "u":
 		m.U = dst
 	case "rank_head":

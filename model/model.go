@@ -34,7 +34,8 @@ const (
 //	Σ_j (x_j − Mu − ItemBias[j] − b − uᵀv_j)² + (UserLambda + UserLambdaPerRating·n)·‖u‖² + UserBiasLambda·b²
 //
 // over the user's n ratings (clipped to the rating range), an item not in
-// the model counting with bias TailBias and factor 0.
+// the model counting with bias TailBias and factor 0 — or, in a model with
+// tail buckets, with its bucket's bias and feature columns.
 type FoldInRidges struct {
 	UserLambda          float64 `json:"user_lambda"`
 	UserLambdaPerRating float64 `json:"user_lambda_per_rating"`
@@ -81,6 +82,13 @@ type Model struct {
 	// items are the unpopular ones, rated below the centre (0 with a public
 	// catalogue and in a paper model).
 	TailBias float64
+	// BucketBias and BucketV are a user-level rating model's released
+	// tail buckets (nil without them; userdp.TailBucket): an item not in
+	// ItemIDs is predicted with the bias BucketBias[b] of its bucket b
+	// instead of TailBias, and its factor row is zero learned factors and
+	// the bucket's feature columns, BucketV[b·len(Features):
+	// (b+1)·len(Features)].
+	BucketBias, BucketV []float64
 	// Counts holds a user-level model's released noisy weighted item
 	// counts (nil for a paper model); informative only, not used to
 	// predict.
@@ -194,26 +202,47 @@ func (m *Model) Predict(u User, j int) float64 {
 	return m.Mu + m.ItemBias[j] + u.Bias + dense.Dot(u.Factor, m.ItemFactor(j))
 }
 
+// TailIndex returns the index that Fallback and FallbackItem take for an
+// item not in the model with ID id: −2 − its tail bucket
+// (userdp.TailBucket) when the model has tail buckets, else −1 (which
+// always means the tail bias alone).
+func (m *Model) TailIndex(id string) int {
+	if len(m.BucketBias) == 0 {
+		return -1
+	}
+	return -2 - userdp.TailBucket(id, len(m.BucketBias))
+}
+
 // Fallback returns the prediction for an unknown user and item j (Mu +
-// ItemBias[j]), or for an unknown item (j < 0: Mu + TailBias); for a paper
-// model, Mean in both cases.
+// ItemBias[j]), or for an item not in the model (j < 0, its TailIndex:
+// Mu + its tail bucket's bias; Mu + TailBias for j = −1); for a paper
+// model, Mean in every case.
 func (m *Model) Fallback(j int) float64 {
 	switch {
 	case m.Kind == Paper:
 		return m.Mean
+	case j < -1 && len(m.BucketBias) > 0:
+		return m.Mu + m.BucketBias[-2-j]
 	case j < 0:
 		return m.Mu + m.TailBias
 	}
 	return m.Mu + m.ItemBias[j]
 }
 
-// FallbackItem returns the prediction for a known user u and an unknown
-// item: Mu + TailBias + u.Bias (Mean for a paper model).
-func (m *Model) FallbackItem(u User) float64 {
+// FallbackItem returns the prediction for a known user u and the item
+// of TailIndex j < 0, which is not in the model: Mu + TailBias + u.Bias
+// for j = −1 or without tail buckets; for a bucket's index Mu + the
+// bucket's bias + u.Bias + the user's feature coefficients times the
+// bucket's feature columns (userdp.Result.ScoreTail). Mean for a paper
+// model.
+func (m *Model) FallbackItem(u User, j int) float64 {
 	if m.Kind == Paper {
 		return m.Mean
 	}
-	return m.Mu + m.TailBias + u.Bias
+	if j >= -1 || len(m.BucketBias) == 0 {
+		return m.Mu + m.TailBias + u.Bias
+	}
+	return m.release().ScoreTail(int32(j), u.Factor, u.Bias)
 }
 
 // Clip returns x clipped to the rating range [Min, Max].
@@ -229,7 +258,7 @@ type History struct {
 // the user's own ratings, exactly as dpmc train does for its evaluation
 // (userdp.Result.FoldIn): ratings are clipped to the rating range, and a
 // rating of an item not in the model counts with item bias TailBias and
-// factor 0. unknown is the number of such ratings. Nothing leaves the call: in
+// factor 0, or with its tail bucket's bias and feature columns. unknown is the number of such ratings. Nothing leaves the call: in
 // the billboard model this runs on the user's side.
 func (m *Model) FoldIn(h History) (u User, unknown int, err error) {
 	if m.Ridges == nil {
@@ -249,7 +278,7 @@ func (m *Model) FoldIn(h History) (u User, unknown int, err error) {
 		}
 		j, ok := m.Item(id)
 		if !ok {
-			j = -1
+			j = m.TailIndex(id)
 			unknown++
 		}
 		items[p] = int32(j)
@@ -263,7 +292,7 @@ func (m *Model) FoldIn(h History) (u User, unknown int, err error) {
 func (m *Model) release() *userdp.Result {
 	return &userdp.Result{
 		Rank: m.Rank, Features: m.Features, Mu: m.Mu, ItemIDs: m.ItemIDs, ItemBias: m.ItemBias, TailBias: m.TailBias, V: m.V, Counts: m.Counts,
-		Min: m.Min, Max: m.Max,
+		BucketBias: m.BucketBias, BucketV: m.BucketV, Min: m.Min, Max: m.Max,
 		UserLambda: m.Ridges.UserLambda, UserBiasLambda: m.Ridges.UserBiasLambda, UserLambdaPerRating: m.Ridges.UserLambdaPerRating,
 	}
 }

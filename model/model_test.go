@@ -116,7 +116,7 @@ func TestRoundTripUserLevel(t *testing.T) {
 			if k, ok := got.Item(test.Items.ID(int(j))); ok {
 				p = got.Clip(got.Predict(u, k))
 			} else {
-				p = got.Clip(got.FallbackItem(u))
+				p = got.Clip(got.FallbackItem(u, got.TailIndex(test.Items.ID(int(j)))))
 			}
 			if math.Float64bits(p) != math.Float64bits(want) {
 				t.Fatalf("user %d item %d: loaded model predicts %v, in-memory %v", i, j, p, want)
@@ -126,19 +126,26 @@ func TestRoundTripUserLevel(t *testing.T) {
 }
 
 // Under private item selection the release has a tail bias for the items
-// it does not list: it survives the round trip bit for bit, and the loaded
-// model folds in and predicts unlisted items with it exactly as userdp's
-// in-memory evaluation does.
+// it does not list, and (by default) tail buckets: both survive the round
+// trip bit for bit, and the loaded model folds in and predicts unlisted
+// items with them exactly as userdp's in-memory evaluation does.
 func TestRoundTripTailBias(t *testing.T) {
+	for _, buckets := range []int{0, 512, userdp.DefaultTailBuckets} {
+		t.Run(fmt.Sprintf("%d buckets", buckets), func(t *testing.T) { roundTripTail(t, buckets) })
+	}
+}
+
+func roundTripTail(t *testing.T, buckets int) {
 	train, test := split(t)
 	o := userdp.Defaults(50, 1e-6, train.Min, train.Max)
 	o.Seeded, o.Seed = true, 9
+	o.TailBuckets = buckets
 	res, err := userdp.Train(context.Background(), train, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.TailBias == 0 || len(res.ItemIDs) == train.Items.Len() {
-		t.Fatalf("tail bias %v with %d of %d items released: nothing to test", res.TailBias, len(res.ItemIDs), train.Items.Len())
+	if res.TailBias == 0 || len(res.ItemIDs) == train.Items.Len() || len(res.BucketBias) != buckets {
+		t.Fatalf("tail bias %v with %d of %d items released, %d buckets: nothing to test", res.TailBias, len(res.ItemIDs), train.Items.Len(), len(res.BucketBias))
 	}
 	m, err := FromUserLevel(res, o)
 	if err != nil {
@@ -147,6 +154,9 @@ func TestRoundTripTailBias(t *testing.T) {
 	got, _ := saveLoad(t, m)
 	if math.Float64bits(got.TailBias) != math.Float64bits(res.TailBias) {
 		t.Fatalf("tail bias %v after the round trip, want %v", got.TailBias, res.TailBias)
+	}
+	if !bitsEqual(got.BucketBias, res.BucketBias) || !bitsEqual(got.BucketV, res.BucketV) || len(got.BucketV) != buckets*len(got.Features) {
+		t.Fatalf("tail buckets differ after the round trip (%d and %d biases, %d and %d feature entries)", len(got.BucketBias), len(res.BucketBias), len(got.BucketV), len(res.BucketV))
 	}
 	users := res.FoldInAll(train)
 	unlisted := 0
@@ -165,7 +175,7 @@ func TestRoundTripTailBias(t *testing.T) {
 		}
 		titems, _ := test.Ratings.Row(i)
 		for _, j := range titems {
-			p := got.Clip(got.FallbackItem(u))
+			p := got.Clip(got.FallbackItem(u, got.TailIndex(test.Items.ID(int(j)))))
 			if k, ok := got.Item(test.Items.ID(int(j))); ok {
 				p = got.Clip(got.Predict(u, k))
 			} else {
@@ -509,6 +519,8 @@ func TestInconsistentContent(t *testing.T) {
 	unknownColumn.Features = []string{"genre"}
 	tooManyColumns := h
 	tooManyColumns.Features = []string{"popularity", "item_bias"}
+	negBuckets, hugeBuckets, bucketsWithoutArrays := h, h, h
+	negBuckets.Buckets, hugeBuckets.Buckets, bucketsWithoutArrays.Buckets = -1, userdp.MaxTailBuckets+1, 4
 	for _, c := range []struct {
 		name string
 		h    header
@@ -520,10 +532,34 @@ func TestInconsistentContent(t *testing.T) {
 		{"users in a user-level file", withUsers, data, "declares 1 users"},
 		{"unknown feature column", unknownColumn, data, `feature columns ["genre"], want distinct names`},
 		{"more feature columns than the rank", tooManyColumns, data, "2 feature columns, but rank 1"},
+		{"negative tail buckets", negBuckets, data, "-1 tail buckets"},
+		{"too many tail buckets", hugeBuckets, data, fmt.Sprintf("%d tail buckets", userdp.MaxTailBuckets+1)},
+		{"tail buckets without their arrays", bucketsWithoutArrays, data, "arrays, want"},
 	} {
 		f := rebuild(t, c.h, c.data)
 		if _, err := Read(bytes.NewReader(f), int64(len(f))); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrCorrupt saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// Write refuses tail buckets whose feature rows do not match the feature
+// columns, and tail buckets in a paper model or a ranking model.
+func TestTailBucketChecks(t *testing.T) {
+	mismatch := tiny()
+	mismatch.BucketBias, mismatch.BucketV = make([]float64, 4), make([]float64, 3)
+	paper := paperModel([]string{"u"}, []string{"a"})
+	paper.BucketBias = make([]float64, 2)
+	for _, c := range []struct {
+		name string
+		m    *Model
+		want string
+	}{
+		{"feature rows of the wrong length", mismatch, fmt.Sprintf("4 tail buckets with 3 feature entries for %d feature columns", len(mismatch.Features))},
+		{"a paper model", paper, "a paper model has no tail buckets"},
+	} {
+		if err := c.m.Write(io.Discard); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.want)
 		}
 	}
 }

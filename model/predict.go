@@ -143,11 +143,11 @@ func (m *Model) PredictPairs(ctx context.Context, pairs []Pair, o PredictOptions
 		case u != nil && okItem:
 			pr.Score = m.Predict(*u, j)
 		case u != nil:
-			pr.Score = m.FallbackItem(*u)
+			pr.Score = m.FallbackItem(*u, m.TailIndex(p.Item))
 		case okItem:
 			pr.Score = m.Fallback(j)
 		default:
-			pr.Score = m.Fallback(-1)
+			pr.Score = m.Fallback(m.TailIndex(p.Item))
 		}
 		if o.Clip {
 			pr.Score = m.Clip(pr.Score)
@@ -288,7 +288,10 @@ func (m *Model) EvaluatePairs(ctx context.Context, preds []Prediction, o Predict
 		if mj := itemOf[j]; mj >= 0 {
 			return m.Predict(*parts[i], int(mj))
 		}
-		return m.FallbackItem(*parts[i])
+		// Ranked, an item outside the model (which recommend cannot
+		// propose) scores the tail's prediction, as in utility's rating
+		// ranker; its rating above used its tail bucket.
+		return m.FallbackItem(*parts[i], -1)
 	}), mo)
 	// The errors cover every rated pair (fallbacks too), as printed.
 	rmse, mae := math.Sqrt(se/float64(n)), ae/float64(n)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +12,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dpmc/dpmc/userdp"
 )
 
-// The Python reader in docs/model-format.md, run on a paper model and a
-// user-level model this test saves, predicts what Go predicts to 1e-12.
+// The Python reader in docs/model-format.md, run on a paper model and
+// user-level models this test saves (one with tail buckets, queried for
+// items outside it too), predicts what Go predicts to 1e-12.
 func TestPythonSnippet(t *testing.T) {
 	py, err := exec.LookPath("python3")
 	if err != nil {
@@ -59,6 +63,40 @@ func TestPythonSnippet(t *testing.T) {
 	for j, id := range um.ItemIDs {
 		qs = append(qs, query{Path: up, Item: id, Factor: user.Factor, Bias: user.Bias})
 		want = append(want, um.Predict(user, j))
+	}
+	// A model with tail buckets: items in it and items outside it.
+	ob := userdp.Defaults(50, 1e-6, train.Min, train.Max)
+	ob.Seeded, ob.Seed, ob.TailBuckets = true, 9, 256
+	rb, err := userdp.Train(context.Background(), train, ob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm, err := FromUserLevel(rb, ob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp := filepath.Join(dir, "buckets.dpmc")
+	if err := bm.Save(bp, false); err != nil {
+		t.Fatal(err)
+	}
+	hist := History{Items: []string{train.Items.ID(0), train.Items.ID(1), train.Items.ID(2), "never-seen"}, Ratings: []float64{5, 1, 4, 2}}
+	bu, _, err := bm.FoldIn(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := 0
+	for j := range train.Items.Len() {
+		id := train.Items.ID(j)
+		qs = append(qs, query{Path: bp, Item: id, Factor: bu.Factor, Bias: bu.Bias})
+		if k, ok := bm.Item(id); ok {
+			want = append(want, bm.Predict(bu, k))
+		} else {
+			want = append(want, bm.FallbackItem(bu, bm.TailIndex(id)))
+			outside++
+		}
+	}
+	if len(bm.BucketBias) != 256 || outside == 0 {
+		t.Fatalf("%d tail buckets, %d items outside the model: nothing to test", len(bm.BucketBias), outside)
 	}
 	for i, uid := range pm.UserIDs {
 		for j, id := range pm.ItemIDs {

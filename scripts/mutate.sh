@@ -73,7 +73,7 @@ for m in "${selected[@]}"; do
 			caught="DOES NOT BUILD: $(grep -m1 -E '\.go:[0-9]+' <<<"$out" || true)"
 			status=1
 		else
-			caught=$(grep -E '^--- FAIL: ' <<<"$out" | awk '{print $3}' | sort -u | paste -sd ' ' -)
+			caught=$( (grep -E '^--- FAIL: ' <<<"$out" || true) | awk '{print $3}' | sort -u | paste -sd ' ' -)
 			if [[ -z $caught ]]; then
 				if grep -q -E '^(FAIL|panic)' <<<"$out"; then
 					caught="a package failed without a test name: $(grep -m1 -E '^(FAIL|panic)' <<<"$out")"

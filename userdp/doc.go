@@ -44,6 +44,23 @@
 //     outside the release: unreleased items are the unpopular ones,
 //     rated below the centre, and without it they were predicted worse
 //     than by the global mean.
+//   - under private selection with noise, the tail buckets (TailBuckets,
+//     default 2¹⁶; tail.go): every item ID hashes to a public bucket
+//     (TailBucket), and the bias release also carries two coordinates per
+//     bucket, Σ_users w_b·clip(d̄_b, ±B_b) and Σ_users w_b·B_b, d̄_b the
+//     user's mean deviation over their unreleased items in bucket b (m_b
+//     of them) and w_b = ((1 − a)·m_b/(2n))^½, while the tail's own two
+//     terms take w_t = (a·(n − n_rel)/(2n))^½ (a = TailAggregateShare =
+//     0.1). The squares still add up to (n − n_rel)/n, so Δ₂ ≤ B_b
+//     (attained with one or several buckets;
+//     TestTailBucketSensitivityAttained). All buckets are released,
+//     occupied or not. A bucket's bias, shrunk towards the tail bias, and
+//     its released weight (in count units) give every unreleased item in
+//     it an item bias and feature columns, in the fold-in and in
+//     predictions (Result.BucketBias, BucketV, TailIndex, ScoreTail).
+//     Items in a bucket share it; that costs little, and it is the price
+//     of not naming them. The factors are fitted before the buckets join
+//     the model, with the tail bias for every unreleased item.
 //   - with Rank > 0, a start and ALS steps. Factor-step weights are
 //     w_j ∝ a_j over the user's head items with ‖w‖₂ = 1 (a_j = 1, or
 //     n̂_j^(−β) with adaptive weights — the allocation that minimizes the

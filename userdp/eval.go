@@ -15,7 +15,7 @@ import (
 // model nobody holds all of it.
 type Users struct {
 	res    *Result
-	itemOf []int32 // dataset column → released item, −1 if not released
+	itemOf []int32 // dataset column → released item, or its TailIndex if not released
 	U      []float64
 	Bias   []float64
 }
@@ -33,7 +33,7 @@ func (res *Result) FoldInAll(train *ratings.Dataset) *Users {
 	for j := range itemOf {
 		m, ok := idx[train.Items.ID(j)]
 		if !ok {
-			m = -1
+			m = res.TailIndex(train.Items.ID(j))
 		}
 		itemOf[j] = m
 	}
@@ -56,14 +56,15 @@ func (res *Result) FoldInAll(train *ratings.Dataset) *Users {
 
 // Score returns the unclipped prediction for dataset user i and column
 // j: μ + b_j + b_i + u_iᵀv_j (summed in that order, as model.Model.Predict
-// does), or μ + b_tail + b_i for an item that was not released.
+// does), or ScoreTail's prediction for an item that was not released.
 func (us *Users) Score(i, j int) float64 {
 	res := us.res
 	if m := us.itemOf[j]; m >= 0 {
 		r := res.Rank
 		return res.Mu + res.ItemBias[m] + us.Bias[i] + dense.Dot(us.U[i*r:(i+1)*r], res.V[int(m)*r:int(m+1)*r])
 	}
-	return res.Mu + res.TailBias + us.Bias[i]
+	r := res.Rank
+	return res.ScoreTail(us.itemOf[j], us.U[i*r:(i+1)*r], us.Bias[i])
 }
 
 // Predict returns Score clipped to the rating range.
@@ -80,8 +81,29 @@ func (us *Users) Errors(test *ratings.Matrix) (rmse, mae float64) {
 
 // Evaluate returns the error and ranking metrics (package metrics) of the
 // users' predictions on test, ranking the items each user did not rate in
-// train by unclipped score; errors use clipped predictions.
+// train by unclipped score; errors use clipped predictions (Predict). The
+// ranking scores an item outside the release at the tail's prediction
+// (ScoreTail with index −1), not its bucket's: a model file recommends
+// its released items only, and the ranking measures that.
 func (us *Users) Evaluate(train, test *ratings.Matrix, o metrics.Options) metrics.Result {
 	o.Ranking, o.Clip, o.ClipMin, o.ClipMax = true, true, us.res.Min, us.res.Max
-	return metrics.Evaluate(train, test, metrics.ScorerFunc(us.Score), o)
+	r := metrics.Evaluate(train, test, metrics.ScorerFunc(us.rankScore), o)
+	if len(us.res.BucketBias) > 0 {
+		rmse, mae := us.Errors(test)
+		r.RMSE, r.MAE = rmse, mae
+		if r.RMSEJSON != nil {
+			r.RMSEJSON, r.MAEJSON = &rmse, &mae
+		}
+	}
+	return r
+}
+
+// rankScore is Score, except for an item outside the release: the tail's
+// prediction (see Evaluate).
+func (us *Users) rankScore(i, j int) float64 {
+	if m := us.itemOf[j]; m < -1 {
+		r := us.res.Rank
+		return us.res.ScoreTail(-1, us.U[i*r:(i+1)*r], us.Bias[i])
+	}
+	return us.Score(i, j)
 }

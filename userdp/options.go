@@ -265,6 +265,14 @@ type Options struct {
 	// outside the release are then predicted with item bias 0, as before
 	// the tail was released (for ablations; it is never better).
 	NoTail bool `json:"no_tail"`
+	// TailBuckets (0 to MaxTailBuckets) is the number of tail buckets
+	// under private selection with noise (see TailBucket): every item
+	// outside the release is predicted by its bucket's released bias and
+	// feature columns instead of by the tail bias alone. 0 releases the
+	// tail's two coordinates only, as before the buckets. Defaults sets
+	// DefaultTailBuckets. Ignored with a catalogue, with NoTail, without
+	// noise and by the ranking objective.
+	TailBuckets int `json:"tail_buckets"`
 	// NoBiasTrend switches off the bias trend (Plan.FitBiasTrend): with
 	// noise, the items' bias prior then has mean 0, as before the trend
 	// (for ablations), instead of a line in the log released count fitted
@@ -459,6 +467,7 @@ func Defaults(epsilon, delta, min, max float64) Options {
 		PopularityScale:     0.5,
 		BiasColumnScale:     1,
 		TailCount:           5,
+		TailBuckets:         DefaultTailBuckets,
 		AutoFactors:         true,
 		AutoFactorThreshold: 20000,
 		Positive:            DefaultPositive(min, max),
@@ -513,10 +522,10 @@ type Overrides struct {
 	// FactorShare of the budget (DefaultFactorShare if nil).
 	Rank, Iters *int
 	FactorShare *float64
-	// HeadItems, HeadNoiseRatio, StartItems, MaxItemsPerUser, ClipNorm,
-	// PopularityScale and BiasColumnScale replace the option of the same
-	// name.
-	HeadItems, StartItems, MaxItemsPerUser                     *int
+	// HeadItems, HeadNoiseRatio, StartItems, MaxItemsPerUser, TailBuckets,
+	// ClipNorm, PopularityScale and BiasColumnScale replace the option of
+	// the same name.
+	HeadItems, StartItems, MaxItemsPerUser, TailBuckets        *int
 	HeadNoiseRatio, ClipNorm, PopularityScale, BiasColumnScale *float64
 }
 
@@ -557,6 +566,9 @@ func (o Options) With(v Overrides) (Options, error) {
 	}
 	if v.ClipNorm != nil {
 		o.ClipNorm = *v.ClipNorm
+	}
+	if v.TailBuckets != nil {
+		o.TailBuckets = *v.TailBuckets
 	}
 	if v.PopularityScale != nil {
 		o.PopularityScale = *v.PopularityScale
@@ -666,6 +678,7 @@ var optionFlags = map[string]string{
 	"HeadNoiseRatio": "--head-noise-ratio", "StartItems": "--start-items", "PopularityScale": "--popularity-scale", "BiasColumnScale": "--bias-column-scale",
 	"MaxItemsPerUser": "--max-user-ratings", "ClipNorm": "--clip-norm", "Items": "--items",
 	"Sampler": "--sampler", "Weights": "--weights", "Workers": "--workers", "Shares.Factors": "--factor-share",
+	"TailBuckets": "--tail-buckets",
 }
 
 // validate is Validate.
@@ -749,6 +762,8 @@ func (o Options) Validate() error {
 		return bad("RidgeScale", o.RidgeScale, "want ≥ 0")
 	case !(o.UserBiasLambda > 0) || !finite(o.UserBiasLambda):
 		return bad("UserBiasLambda", o.UserBiasLambda, "want > 0")
+	case o.TailBuckets < 0 || o.TailBuckets > MaxTailBuckets:
+		return bad("TailBuckets", o.TailBuckets, "want 0 to %d", MaxTailBuckets)
 	case !(o.TailCount >= 0) || !finite(o.TailCount):
 		return bad("TailCount", o.TailCount, "want ≥ 0")
 	case !(o.AdaptivePower >= 0) || !finite(o.AdaptivePower):

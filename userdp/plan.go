@@ -254,11 +254,14 @@ const (
 // tag, the phase and step as 8 bytes each, then the user's or item's
 // external ID (last, so the encoding is unambiguous).
 func streamName(phase, step int, id string) []byte {
-	b := make([]byte, 0, len(streamDomain)+16+len(id))
-	b = append(b, streamDomain...)
-	b = binary.LittleEndian.AppendUint64(b, uint64(phase))
-	b = binary.LittleEndian.AppendUint64(b, uint64(step))
-	return append(b, id...)
+	return append(appendStreamPrefix(make([]byte, 0, len(streamDomain)+16+len(id)), phase, step), id...)
+}
+
+// appendStreamPrefix appends a stream name without its ID to dst.
+func appendStreamPrefix(dst []byte, phase, step int) []byte {
+	dst = append(dst, streamDomain...)
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(phase))
+	return binary.LittleEndian.AppendUint64(dst, uint64(step))
 }
 
 const streamDomain = "dpmc/userdp/v1"
@@ -298,6 +301,7 @@ func (p *Plan) rand(phase, step int, id string) *rand.Rand {
 // valid until the next call. Not safe for concurrent use.
 type streams struct {
 	p      *Plan
+	name   []byte // the current stream's name (streamName), reused
 	seeded *rng.Reseeder
 	keyed  *rand.ChaCha8
 	keyedR *rand.Rand
@@ -324,7 +328,9 @@ func (s *streams) rand(phase, step int, id string) *rand.Rand {
 		if s.seeded == nil {
 			s.seeded = rng.NewReseeder()
 		}
-		return tapStream(s.seeded.Stream(p.opts.Seed, streamKey(phase, step, id)), phase, step, id)
+		s.name = append(appendStreamPrefix(s.name[:0], phase, step), id...)
+		sum := sha256.Sum256(s.name)
+		return tapStream(s.seeded.Stream(p.opts.Seed, binary.LittleEndian.Uint64(sum[:])), phase, step, id)
 	case p.key != nil:
 		if s.mac == nil {
 			s.mac = hmac.New(sha256.New, p.key[:])
@@ -332,7 +338,8 @@ func (s *streams) rand(phase, step int, id string) *rand.Rand {
 			s.keyedR = rand.New(s.keyed)
 		}
 		s.mac.Reset()
-		s.mac.Write(streamName(phase, step, id))
+		s.name = append(appendStreamPrefix(s.name[:0], phase, step), id...)
+		s.mac.Write(s.name)
 		var k [32]byte
 		s.mac.Sum(k[:0])
 		s.keyed.Seed(k)
@@ -594,7 +601,11 @@ func (p *Plan) planRest() error {
 		return err
 	}
 	biasName, biasCoords := "item bias sums", k
-	if o.Items == nil && !o.NoTail {
+	switch {
+	case p.buckets() > 0:
+		// A user's k contributed items fill at most k buckets.
+		biasName, biasCoords = fmt.Sprintf("item bias sums, the tail's (items not released) sum and weight, and each of %d tail buckets' sum and weight", p.buckets()), 2*k+2
+	case o.Items == nil && !o.NoTail:
 		biasName, biasCoords = "item bias sums, and the tail's (items not released) sum and weight", k+2
 	}
 	if p.noise.biases, err = p.calibrate(biasName, o.BiasBound, biasCoords, s.Biases, 1); err != nil {
@@ -653,6 +664,9 @@ func (p *Plan) planRest() error {
 	what := "item list, global mean, number of users, noisy item counts, item biases"
 	if o.Items == nil && !o.NoTail {
 		what += ", tail bias"
+	}
+	if p.buckets() > 0 {
+		what += fmt.Sprintf(", %d tail buckets' biases and weights", p.buckets())
 	}
 	if o.Rank > 0 {
 		what += ", item factors"

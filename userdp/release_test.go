@@ -177,6 +177,7 @@ func releaseConfigs() []releaseConfig {
 	clips := func(o Options) Options {
 		o.BiasBound, o.ResidualBound, o.ClipNorm = 0.5, 0.05, 0.01
 		o.MaxItemsPerUser, o.HeadItems, o.TailCount = 6, 6, 0
+		o.TailBuckets = 1    // one: a user's unreleased items (only1, only2) share it
 		o.HeadNoiseRatio = 0 // every item in the head: these check the bounds, not the head rule
 		return o
 	}
@@ -251,6 +252,8 @@ func sameRelease(a, b *Result) string {
 		return "centre"
 	case !slices.Equal(a.V, b.V):
 		return "item factors"
+	case !slices.Equal(a.BucketBias, b.BucketBias) || !slices.Equal(a.BucketCounts, b.BucketCounts) || !slices.Equal(a.BucketV, b.BucketV):
+		return "tail buckets"
 	case (a.Ranking == nil) != (b.Ranking == nil):
 		return "ranking part present in one only"
 	case a.Ranking != nil && (!slices.Equal(a.Ranking.Counts, b.Ranking.Counts) || !slices.Equal(a.Ranking.HeadRow, b.Ranking.HeadRow) ||

@@ -143,7 +143,7 @@ func ruleVariant(o *Options, v string) error {
 		"bias-column":     &o.BiasColumnScale, // the item-bias column's scale (0: none)
 		"selection-delta": &o.SelectionDelta,  // δ_sel as a share of δ
 	}
-	ints := map[string]*int{"rank": &o.Rank, "iters": &o.Iters, "head": &o.HeadItems, "start": &o.StartItems, "max-items": &o.MaxItemsPerUser}
+	ints := map[string]*int{"tail-buckets": &o.TailBuckets, "rank": &o.Rank, "iters": &o.Iters, "head": &o.HeadItems, "start": &o.StartItems, "max-items": &o.MaxItemsPerUser}
 	for _, kv := range strings.Split(v, ",") {
 		k, val, _ := strings.Cut(kv, "=")
 		if k == "oracle" {

@@ -232,7 +232,18 @@ func (p *Plan) UserOffset(own []float64, mu float64) float64 {
 // number of contributed ratings before the split. Without noise the
 // tail is one more item: ts is the sum of the raw deviations and tw
 // their number.
-func (p *Plan) UserBias(mu, beta float64, ncontrib int, items []int32, vals, tail []float64, emit func(j int32, term, weight float64)) (ts, tw float64, ok bool) {
+//
+// With tail buckets (Buckets > 0), tailBuckets[q] is the bucket of the
+// item rated tail[q], and the user's m tail ratings are split between
+// the tail's coordinates, weight w_t = √(a·m/(2n)) with a =
+// TailAggregateShare, and their buckets: for each bucket b holding m_b
+// of them, emitBucket(b, w_b·clip(mean deviation), w_b·BiasBound) with
+// w_b = √((1 − a)·m_b/(2n)). The squares add up to 2·w_t² + Σ 2·w_b² =
+// m/n, the tail's share without buckets, so the release's Δ₂ stays
+// BiasBound. tail and tailBuckets are reordered (by bucket); with tail
+// buckets they must be equally long (it panics otherwise: a caller's
+// bug), and tailBuckets is ignored without them.
+func (p *Plan) UserBias(mu, beta float64, ncontrib int, items []int32, vals, tail []float64, tailBuckets []int32, emit func(j int32, term, weight float64), emitBucket func(b int32, term, weight float64)) (ts, tw float64, ok bool) {
 	o := &p.opts
 	wi := p.CountWeight(ncontrib)
 	for q, j := range items {
@@ -252,8 +263,48 @@ func (p *Plan) UserBias(mu, beta float64, ncontrib int, items []int32, vals, tai
 	if o.NoNoise {
 		return dm, float64(len(tail)), true
 	}
-	wt := math.Sqrt(float64(len(tail)) / (2 * float64(ncontrib)))
+	share := 1.0
+	if p.buckets() > 0 {
+		if len(tailBuckets) != len(tail) {
+			panic(fmt.Sprintf("userdp: UserBias: %d tail buckets for %d tail ratings", len(tailBuckets), len(tail)))
+		}
+		share = TailAggregateShare
+		sortByBucket(tail, tailBuckets)
+		for lo := 0; lo < len(tail); {
+			hi := lo + 1
+			for hi < len(tail) && tailBuckets[hi] == tailBuckets[lo] {
+				hi++
+			}
+			var d float64
+			for _, v := range tail[lo:hi] {
+				d += v - mu - beta
+			}
+			m := float64(hi - lo)
+			wb := math.Sqrt((1 - TailAggregateShare) * m / (2 * float64(ncontrib)))
+			emitBucket(tailBuckets[lo], wb*math.Min(math.Max(d/m, -o.BiasBound), o.BiasBound), wb*o.BiasBound)
+			lo = hi
+		}
+	}
+	wt := math.Sqrt(share * float64(len(tail)) / (2 * float64(ncontrib)))
 	return wt * math.Min(math.Max(dm/float64(len(tail)), -o.BiasBound), o.BiasBound), wt * o.BiasBound, true
+}
+
+// sortByBucket sorts the pairs (vals[q], buckets[q]) by bucket, in place
+// and stably (so every implementation sums a bucket in the same order):
+// by the keys bucket·2³² + q, which are distinct.
+func sortByBucket(vals []float64, buckets []int32) {
+	if len(buckets) < 2 {
+		return
+	}
+	keys := make([]uint64, len(buckets))
+	for q, b := range buckets {
+		keys[q] = uint64(b)<<32 | uint64(q)
+	}
+	slices.Sort(keys)
+	old := slices.Clone(vals)
+	for q, k := range keys {
+		buckets[q], vals[q] = int32(k>>32), old[uint32(k)]
+	}
 }
 
 // AddBias adds one (term, weight) of UserBias to an item's exact bias
@@ -804,12 +855,14 @@ func (p *Plan) features() []string {
 // Options.BiasColumnScale) to res's item factors: for item j,
 // s·ln(max(n̂_j, n₀)/n₀) with n̂_j = res.Counts[j] and n₀ =
 // PopularityFloor, then c·(b_j − b_tail) with b_j = res.ItemBias[j] and
-// b_tail = res.TailBias (so an item outside the release, whose row the
-// fold-in takes as zero, sits at the tail's bias). Rank grows by their
+// b_tail = res.TailBias (so an item outside the release counted with the
+// tail bias and a zero row sits at the tail's bias). Rank grows by their
 // number and Features names them. It reads nothing but the released
 // counts and biases and public options (post-processing), after the ALS
 // steps, so the learned factors are those of a run without them. It does
-// nothing for a ranking release or when res already has them.
+// nothing for a ranking release or when res already has them. With tail
+// buckets it also sets BucketV, the same columns of each bucket's
+// released weight and bias.
 func (p *Plan) AppendFeatures(res *Result) {
 	o := &p.opts
 	f := p.features()
@@ -832,6 +885,19 @@ func (p *Plan) AppendFeatures(res *Result) {
 		}
 	}
 	res.V, res.Rank, res.Features = v, r+k, f
+	if nb := len(res.BucketBias); nb > 0 {
+		res.BucketV = make([]float64, nb*k)
+		for b := range nb {
+			for c, name := range f {
+				switch name {
+				case FeaturePopularity:
+					res.BucketV[b*k+c] = o.PopularityScale * math.Log(math.Max(res.BucketCounts[b], n0)/n0)
+				case FeatureItemBias:
+					res.BucketV[b*k+c] = o.BiasColumnScale * (res.BucketBias[b] - res.TailBias)
+				}
+			}
+		}
+	}
 }
 
 // NormalizeRows scales the head rows of v (rank r) so that their root

@@ -185,7 +185,7 @@ func (s *Summary) Warnings() []string {
 		if s.Privacy != nil && s.Privacy.Threshold > 0 {
 			why = fmt.Sprintf("no item was released: no item's noisy weighted count cleared the selection threshold %.4g at ε = %g", s.Privacy.Threshold, s.Options.Epsilon)
 		}
-		w = append(w, why+"; the model predicts every item by μ, the tail bias and the user's own bias, and recommends nothing (remedies: a larger --epsilon, more users, or a public item catalogue with --items FILE, which releases every catalogue item)")
+		w = append(w, why+"; the model predicts every item by μ, the tail bias (or its tail bucket's bias and columns) and the user's own bias, and recommends nothing (remedies: a larger --epsilon, more users, or a public item catalogue with --items FILE, which releases every catalogue item)")
 	}
 	// A catalogue that none of the data matches releases noise alone.
 	// The figures are the operator's evaluation, not released.

@@ -48,6 +48,16 @@ type Result struct {
 	// catalogue, 0. Predictions and fold-ins use it for any item outside
 	// the release.
 	TailBias float64
+	// BucketBias and BucketCounts are the released tail buckets (nil
+	// without them; see TailBucket and Options.TailBuckets): bucket b's
+	// bias in rating units, shrunk towards TailBias, and its released
+	// weight in the item counts' units. An item outside ItemIDs is
+	// predicted with its bucket's bias and, as its factor row, zero
+	// learned factors and BucketV's row b.
+	BucketBias, BucketCounts []float64
+	// BucketV holds the buckets' feature columns, len(BucketBias) rows of
+	// len(Features) entries (AppendFeatures).
+	BucketV []float64
 	// Min and Max are the public rating range; UserLambda and
 	// UserBiasLambda the ridges of FoldIn.
 	Min, Max                   float64
@@ -73,6 +83,9 @@ type Result struct {
 	// biasSums are the released noisy bias sums, with the tail's sum and
 	// scaled weight appended under private selection (kept for tests).
 	biasSums []float64
+	// bucketSums are the tail buckets' noisy coordinates, sum and weight
+	// per bucket (kept for tests).
+	bucketSums []float64
 }
 
 // LearnedRank returns the number of learned factors: Rank without the
@@ -176,12 +189,21 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 	for j, c := range model {
 		toModel[c] = int32(j)
 	}
-	t.data.release(toModel)
+	var bucket func(col int) int32
+	if nb := t.buckets(); nb > 0 {
+		bucket = func(col int) int32 { return int32(TailBucket(d.Items.ID(col), nb)) }
+	}
+	t.data.release(toModel, bucket)
 
-	if res.ItemBias, res.TailBias, res.biasSums, err = t.biases(mu, mcounts); err != nil {
+	var buckets tailBuckets
+	if res.ItemBias, res.TailBias, res.biasSums, buckets, err = t.biases(ctx, mu, mcounts); err != nil {
 		return nil, err
 	}
-	t.progress("released item biases")
+	if buckets.bias != nil {
+		t.progress(fmt.Sprintf("released item biases, and %d tail buckets", len(buckets.bias)))
+	} else {
+		t.progress("released item biases")
+	}
 	if t.opts.Rank > 0 {
 		v, err := t.factors(ctx, res)
 		if err != nil {
@@ -189,11 +211,21 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 		}
 		res.V = v
 	}
+	// The buckets join the release after the factors, which are fitted
+	// with the tail bias for every unreleased item, as without them.
+	res.BucketBias, res.BucketCounts, res.bucketSums = buckets.bias, buckets.counts, buckets.sums
 	t.AppendFeatures(res)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// tailBuckets are the released tail buckets' biases and counts, and
+// their noisy coordinates (sum, weight per bucket); nil without tail
+// buckets.
+type tailBuckets struct {
+	bias, counts, sums []float64
 }
 
 func (t *trainer) progress(s string) {
@@ -317,14 +349,17 @@ func (t *trainer) selectItems(counts []float64, present []bool) ([]int, []float6
 }
 
 // biases releases the item biases (Plan.UserBias, ReleaseBias) and,
-// under private selection, the tail (ReleaseTail). It returns the
-// released biases, the tail bias and the noisy sums (tail coordinates
-// appended).
-func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail float64, sums []float64, err error) {
+// under private selection, the tail (ReleaseTail) and the tail buckets
+// (ReleaseBucket). It returns the released biases, the tail bias, the
+// noisy sums (tail coordinates appended) and the buckets.
+func (t *trainer) biases(ctx context.Context, mu float64, counts []float64) (bias []float64, tail float64, sums []float64, tb tailBuckets, err error) {
 	n := len(counts)
 	sum := make([]Sum, n)
 	wsum := make([]Sum, n)
 	var ts, tw Sum
+	nb := t.buckets()
+	bsum := make([]Sum, nb)
+	bw := make([]Sum, nb)
 	withTail := t.WithTail()
 	sv := newUserView(t.maxRow)
 	for i := range t.users {
@@ -333,8 +368,10 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 			continue
 		}
 		beta := t.UserOffset(sv.aval, mu)
-		s, w, ok := t.UserBias(mu, beta, t.ncontrib[i], sv.ccol, sv.cval, sv.tval, func(j int32, term, weight float64) {
+		s, w, ok := t.UserBias(mu, beta, t.ncontrib[i], sv.ccol, sv.cval, sv.tval, sv.tbkt, func(j int32, term, weight float64) {
 			t.AddBias(&sum[j], &wsum[j], term, weight)
+		}, func(b int32, term, weight float64) {
+			t.AddTail(&bsum[b], &bw[b], term, weight)
 		})
 		if ok {
 			t.AddTail(&ts, &tw, s, w)
@@ -345,18 +382,41 @@ func (t *trainer) biases(mu float64, counts []float64) (bias []float64, tail flo
 	rs := t.newStreams()
 	for j := range b {
 		if out[j], b[j], err = t.releaseBias(t.itemIDs[j], sum[j], wsum[j], counts[j], rs); err != nil {
-			return nil, 0, nil, err
+			return nil, 0, nil, tb, err
 		}
 	}
 	t.FitBiasTrend(out, counts, b)
 	if !withTail {
-		return b, 0, out, nil
+		return b, 0, out, tb, nil
 	}
-	ns, nw, tb, err := t.ReleaseTail(ts, tw)
+	ns, nw, tbias, err := t.ReleaseTail(ts, tw)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, tb, err
 	}
-	return b, tb, append(out, ns, nw), nil
+	if nb > 0 {
+		// Every bucket draws from its own stream, so the worker pool
+		// releases the same buckets whatever the scheduling.
+		tb.bias, tb.counts, tb.sums = make([]float64, nb), make([]float64, nb), make([]float64, 2*nb)
+		wrs, werr := make([]*streams, t.workers), make([]error, t.workers)
+		for w := range wrs {
+			wrs[w] = t.newStreams()
+		}
+		if err := t.parallel(ctx, nb, func(w, k int) {
+			if werr[w] != nil {
+				return
+			}
+			var e error
+			if tb.sums[2*k], tb.sums[2*k+1], tb.bias[k], tb.counts[k], e = t.releaseBucket(k, bsum[k], bw[k], tbias, wrs[w]); e != nil {
+				werr[w] = e
+			}
+		}); err != nil {
+			return nil, 0, nil, tb, err
+		}
+		if err := errors.Join(werr...); err != nil {
+			return nil, 0, nil, tb, err
+		}
+	}
+	return b, tbias, append(out, ns, nw), tb, nil
 }
 
 // parallel runs fn(worker, row) for row in [0, n) on the worker pool.

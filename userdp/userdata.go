@@ -33,6 +33,9 @@ type userData struct {
 	// colModel, once the items are selected, to its released item (−1:
 	// not released).
 	colCand, colModel []int32
+	// colBucket maps a matrix column to its tail bucket, once the items
+	// are selected with tail buckets (nil otherwise).
+	colBucket []int32
 	// contrib has bit p set when flat position p is in its user's
 	// contributed subset; nil when every rating is contributed.
 	contrib []uint64
@@ -52,8 +55,10 @@ type userView struct {
 	cval []float64
 	cpos []int32
 	// tval: after selection, with a tail, the values of the contributed
-	// ratings of items that were not released.
+	// ratings of items that were not released; tbkt their tail buckets
+	// (with tail buckets).
 	tval []float64
+	tbkt []int32
 }
 
 // newUserView returns scratch for rows of up to n ratings.
@@ -61,7 +66,7 @@ func newUserView(n int) *userView {
 	return &userView{
 		acol: make([]int32, 0, n), aval: make([]float64, 0, n),
 		ccol: make([]int32, 0, n), cval: make([]float64, 0, n), cpos: make([]int32, 0, n),
-		tval: make([]float64, 0, n),
+		tval: make([]float64, 0, n), tbkt: make([]int32, 0, n),
 	}
 }
 
@@ -112,8 +117,16 @@ func newUserData(x *ratings.Matrix, rows []int32, colCand []int32, lo, hi float6
 }
 
 // release makes every view index the released items: toModel maps a
-// candidate index to its released index (−1: not released).
-func (d *userData) release(toModel []int32) {
+// candidate index to its released index (−1: not released). With
+// bucket non-nil, the views also give the tail bucket (bucket(column))
+// of each rating of an unreleased item.
+func (d *userData) release(toModel []int32, bucket func(col int) int32) {
+	if bucket != nil {
+		d.colBucket = make([]int32, len(d.colCand))
+		for j := range d.colBucket {
+			d.colBucket[j] = bucket(j)
+		}
+	}
 	d.colModel = make([]int32, len(d.colCand))
 	for j, c := range d.colCand {
 		d.colModel[j] = -1
@@ -191,7 +204,7 @@ func (d *userData) view(i int, withTail bool, s *userView) {
 		m = d.colModel
 	}
 	s.acol, s.aval = s.acol[:0], s.aval[:0]
-	s.ccol, s.cval, s.cpos, s.tval = s.ccol[:0], s.cval[:0], s.cpos[:0], s.tval[:0]
+	s.ccol, s.cval, s.cpos, s.tval, s.tbkt = s.ccol[:0], s.cval[:0], s.cpos[:0], s.tval[:0], s.tbkt[:0]
 	lo := d.off[i]
 	for p := lo; p < d.off[i+1]; p++ {
 		q := d.pos(p)
@@ -208,6 +221,9 @@ func (d *userData) view(i int, withTail bool, s *userView) {
 			s.cpos = append(s.cpos, int32(p-lo))
 		} else if withTail {
 			s.tval = append(s.tval, v)
+			if d.colBucket != nil {
+				s.tbkt = append(s.tbkt, d.colBucket[items[q]])
+			}
 		}
 	}
 }

@@ -207,7 +207,7 @@ func TestUserViewsMatchCopies(t *testing.T) {
 					toModel[c], next = next, next+1
 				}
 			}
-			tr.data.release(toModel)
+			tr.data.release(toModel, nil)
 			for _, withTail := range []bool{false, true} {
 				check("after selection", remapLists(want, toModel, withTail), withTail)
 			}

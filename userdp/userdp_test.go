@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dpmc/dpmc/metrics"
 	"github.com/dpmc/dpmc/noise/discrete"
 	"github.com/dpmc/dpmc/ratings"
 	"github.com/dpmc/dpmc/rng"
@@ -193,6 +194,7 @@ func TestTailSensitivityAttained(t *testing.T) {
 		o := Defaults(100, 1e-6, 1, 5).WithCenter(1)
 		o.BiasBound = 0.5 // every deviation of the lonely user (5 − 1 − β) clips
 		o.Sampler = sampler
+		o.TailBuckets = 0 // the tail's two coordinates alone (TestTailBucketSensitivityAttained)
 		full := train(t, small(t, ""), o)
 		without := train(t, small(t, "lonely"), o)
 		if !slices.Equal(full.ItemIDs, without.ItemIDs) || len(full.ItemIDs) != 6 {
@@ -209,11 +211,131 @@ func TestTailSensitivityAttained(t *testing.T) {
 	}
 }
 
+// With tail buckets the bias release also carries two coordinates per
+// bucket, and the lonely user's unreleased item z moves the tail's and
+// its bucket's: the whole release — item sums, the tail and every bucket —
+// still moves by exactly BiasBound, with one bucket or several.
+func TestTailBucketSensitivityAttained(t *testing.T) {
+	for _, buckets := range []int{1, 3, 64} {
+		for _, sampler := range []Sampler{SamplerDiscrete, SamplerFloat} {
+			o := Defaults(100, 1e-6, 1, 5).WithCenter(1)
+			o.BiasBound = 0.5
+			o.Sampler = sampler
+			o.TailBuckets = buckets
+			full := train(t, small(t, ""), o)
+			without := train(t, small(t, "lonely"), o)
+			if len(full.ItemIDs) != 6 || len(full.bucketSums) != 2*buckets || len(full.BucketBias) != buckets {
+				t.Fatalf("%d buckets: %d items, %d bucket coordinates, %d bucket biases", buckets, len(full.ItemIDs), len(full.bucketSums), len(full.BucketBias))
+			}
+			a := append(slices.Clone(full.biasSums), full.bucketSums...)
+			b := append(slices.Clone(without.biasSums), without.bucketSums...)
+			checkMoved(t, full, "item bias sums, the tail's (items not released) sum and weight, and each of "+strconv.Itoa(buckets)+" tail buckets", l2dist(a, b), o.BiasBound, len(a))
+			if o.Sampler == SamplerDiscrete {
+				// Δ₂′ pays the rounding of every coordinate a user can
+				// change: k items, the tail's 2 and 2 per bucket of at
+				// most k.
+				for _, rel := range full.Report.Releases {
+					if strings.HasPrefix(rel.Name, "item bias sums") {
+						if want := o.BiasBound + rel.Grid*math.Sqrt(float64(2*o.MaxItemsPerUser+2)); math.Abs(rel.L2-want) > 1e-12 {
+							t.Errorf("%d buckets: bias release Δ₂′ = %.15g, want B_b + γ·√(2k+2) = %.15g", buckets, rel.L2, want)
+						}
+					}
+				}
+			}
+			z := TailBucket("z", buckets)
+			if d := l2dist(full.bucketSums[2*z:2*z+2], without.bucketSums[2*z:2*z+2]); !(d > 0.1) {
+				t.Errorf("%d buckets: z's bucket moved by %g: the lonely user's rating of z is not in it", buckets, d)
+			}
+		}
+	}
+}
+
+// With tail buckets, Evaluate's errors use every item's prediction (its
+// bucket's for an unreleased item) while its ranking scores unreleased
+// items at the tail's prediction, as a model file's recommendations (its
+// released items only) and utility's rating ranker do.
+func TestEvaluateWithTailBuckets(t *testing.T) {
+	full, err := synthetic.DefaultRealistic(300, 1).Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, te, err := ratings.Split(full, 0.2, rng.Seeded(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Defaults(2, 1e-6, tr.Min, tr.Max)
+	o.TailBuckets = 1 << 10
+	res := train(t, tr, o)
+	if len(res.ItemIDs) == 0 || len(res.ItemIDs) == tr.Items.Len() {
+		t.Fatalf("%d of %d items released: the test needs both kinds", len(res.ItemIDs), tr.Items.Len())
+	}
+	us := res.FoldInAll(tr)
+	m := us.Evaluate(tr.Ratings, te.Ratings, metrics.Options{})
+	if rmse, mae := us.Errors(te.Ratings); m.RMSE != rmse || m.MAE != mae {
+		t.Errorf("Evaluate's errors %g, %g, want Errors' %g, %g", m.RMSE, m.MAE, rmse, mae)
+	}
+	opts := metrics.Options{Ranking: true, Clip: true, ClipMin: tr.Min, ClipMax: tr.Max}
+	released := map[string]bool{}
+	for _, id := range res.ItemIDs {
+		released[id] = true
+	}
+	tail := metrics.Evaluate(tr.Ratings, te.Ratings, metrics.ScorerFunc(func(i, j int) float64 {
+		if !released[tr.Items.ID(j)] {
+			return res.Mu + res.TailBias + us.Bias[i]
+		}
+		return us.Score(i, j)
+	}), opts)
+	bucket := metrics.Evaluate(tr.Ratings, te.Ratings, metrics.ScorerFunc(us.Score), opts)
+	if m.NDCG != tail.NDCG || m.Recall != tail.Recall {
+		t.Errorf("Evaluate ranks with NDCG %g, recall %g; with unreleased items at the tail's score %g, %g", m.NDCG, m.Recall, tail.NDCG, tail.Recall)
+	}
+	if bucket.NDCG == tail.NDCG {
+		t.Errorf("ranking by the buckets' scores gives the same NDCG %g: the test cannot tell the two apart", bucket.NDCG)
+	}
+}
+
+// Every tail bucket is released with noise, occupied or not: two runs on
+// the same data with different seeds differ in every bucket's two
+// coordinates, and in its bias and count (a bucket released without noise,
+// or an empty one left out, would repeat). This is the check that sees a
+// coordinate whose noise is never drawn, which the tapped noise tests
+// (TestEveryReleaseNoise) cannot.
+func TestTailBucketsAllNoised(t *testing.T) {
+	d := small(t, "")
+	const nb = 64 // most of them hold no item
+	var runs [2]*Result
+	for k := range runs {
+		o := Defaults(100, 1e-6, 1, 5)
+		o.TailBuckets, o.Seeded, o.Seed = nb, true, uint64(11+k)
+		res, err := Train(context.Background(), d, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[k] = res
+	}
+	a, b := runs[0], runs[1]
+	if len(a.bucketSums) != 2*nb || len(b.bucketSums) != 2*nb {
+		t.Fatalf("%d and %d bucket coordinates, want %d", len(a.bucketSums), len(b.bucketSums), 2*nb)
+	}
+	for k := range 2 * nb {
+		if a.bucketSums[k] == b.bucketSums[k] {
+			t.Errorf("bucket %d's coordinate %d is %v in both runs: released without noise", k/2, k%2, a.bucketSums[k])
+		}
+	}
+	for k := range nb {
+		if a.BucketCounts[k] == b.BucketCounts[k] {
+			t.Errorf("bucket %d's count is %v in both runs", k, a.BucketCounts[k])
+		}
+	}
+}
+
 // Items outside the release are predicted with the released tail bias, in
-// the fold-in and in predictions.
+// the fold-in and in predictions (without tail buckets).
 func TestTailBiasUsed(t *testing.T) {
 	d := small(t, "")
-	res := train(t, d, Defaults(100, 1e-6, 1, 5))
+	o := Defaults(100, 1e-6, 1, 5)
+	o.TailBuckets = 0
+	res := train(t, d, o)
 	res.TailBias = 0
 	us0 := res.FoldInAll(d)
 	res.TailBias = -0.75
@@ -238,6 +360,69 @@ func TestTailBiasUsed(t *testing.T) {
 	want := math.Min(math.Max(res.Mu+res.TailBias+us.Bias[u], 1), 5)
 	if got := us.Predict(u, z); got != want {
 		t.Errorf("prediction of an unreleased item %g, want μ + b_user + tail = %g", got, want)
+	}
+}
+
+// With tail buckets an item outside the release is predicted with its
+// bucket's bias and feature columns, in the fold-in and in predictions;
+// the tail bias alone no longer enters.
+func TestTailBucketUsed(t *testing.T) {
+	d := small(t, "")
+	o := Defaults(100, 1e-6, 1, 5)
+	o.TailBuckets = 8
+	res := train(t, d, o)
+	if len(res.BucketBias) != 8 || len(res.BucketV) != 8*len(res.Features) || len(res.Features) == 0 {
+		t.Fatalf("%d bucket biases, %d bucket feature entries for features %v", len(res.BucketBias), len(res.BucketV), res.Features)
+	}
+	z, u := -1, -1
+	for j := range d.Items.Len() {
+		if d.Items.ID(j) == "z" {
+			z = j
+		}
+	}
+	for i := range d.Users.Len() {
+		if d.Users.ID(i) == "lonely" {
+			u = i
+		}
+	}
+	if slices.Contains(res.ItemIDs, "z") {
+		t.Fatal("z was released")
+	}
+	b := TailBucket("z", 8)
+	if got := res.TailIndex("z"); got != int32(-2-b) {
+		t.Fatalf("TailIndex(z) = %d, want %d", got, -2-b)
+	}
+	us0 := res.FoldInAll(d)
+	res.BucketBias[b] -= 0.75
+	us := res.FoldInAll(d)
+	if !(us.Bias[u] > us0.Bias[u]) {
+		t.Errorf("fold-in ignores z's bucket: user bias %g with its bias lowered, %g before", us.Bias[u], us0.Bias[u])
+	}
+	res.TailBias += 0.5
+	if us2 := res.FoldInAll(d); us2.Bias[u] != us.Bias[u] {
+		t.Errorf("fold-in reads the tail bias for a bucketed item: user bias %g, want %g", us2.Bias[u], us.Bias[u])
+	}
+	r, f := res.Rank, len(res.Features)
+	want := res.Mu + res.BucketBias[b] + us.Bias[u]
+	for c := range f {
+		want += us.U[u*r+r-f+c] * res.BucketV[b*f+c]
+	}
+	want = math.Min(math.Max(want, 1), 5)
+	if got := us.Predict(u, z); math.Abs(got-want) > 1e-12 {
+		t.Errorf("prediction of an unreleased item %g, want μ + its bucket's bias + b_user + features = %g", got, want)
+	}
+	// Index −1 is the tail alone, buckets or not: a fold-in that passes it
+	// (the ALS steps do, before the buckets join the release) reads no
+	// bucket.
+	f0, b0 := res.FoldIn([]int32{-1, -1}, []float64{5, 4})
+	for k := range res.BucketBias {
+		res.BucketBias[k] += 1
+	}
+	if f1, b1 := res.FoldIn([]int32{-1, -1}, []float64{5, 4}); b1 != b0 || !slices.Equal(f1, f0) {
+		t.Errorf("a fold-in with index −1 reads the buckets: bias %g, then %g", b0, b1)
+	}
+	if got, want := res.ScoreTail(-1, us.U[u*r:(u+1)*r], us.Bias[u]), res.Mu+res.TailBias+us.Bias[u]; got != want {
+		t.Errorf("ScoreTail(−1) = %g, want μ + b_tail + b_user = %g", got, want)
 	}
 }
 

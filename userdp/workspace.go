@@ -59,8 +59,9 @@ func (ws *workspace) foldIn(res *Result, v []float64, items []int32, vals []floa
 			row := ws.rows[q*n : (q+1)*n]
 			y := vals[lo+q] - res.Mu
 			if j < 0 {
-				clear(row[:r]) // an item that was not released: bias only
-				y -= res.TailBias
+				// an item that was not released: the tail's bias, or its
+				// bucket's bias and feature columns
+				y -= res.tailRow(j, row[:r])
 			} else {
 				copy(row[:r], v[int(j)*r:int(j+1)*r])
 				y -= res.ItemBias[j]

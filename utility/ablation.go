@@ -20,7 +20,7 @@ type Variant struct {
 }
 
 // DefaultVariants are the choices behind userdp.Defaults' rule, each
-// varied on its own: the tail bias, the feature columns and their scales,
+// varied on its own: the tail bias, the tail buckets, the feature columns and their scales,
 // the bias trend, where the factor share goes without
 // factors, the factor rule and its threshold, the rank, the head rule
 // (its noise ratio, the start's items), the start's rated term, the ALS steps, the residual clip, the PCA share and the
@@ -29,6 +29,7 @@ type Variant struct {
 func DefaultVariants() []Variant {
 	return append([]Variant{
 		{"no tail bias", func(o userdp.Options) userdp.Options { o.NoTail = true; return o }},
+		{"no tail buckets (the tail bias alone)", func(o userdp.Options) userdp.Options { o.TailBuckets = 0; return o }},
 		{"no popularity column", func(o userdp.Options) userdp.Options { o.PopularityScale = 0; return o }},
 		{"popularity column scale 1", func(o userdp.Options) userdp.Options { o.PopularityScale = 1; return o }},
 		{"no item-bias column", func(o userdp.Options) userdp.Options { o.BiasColumnScale = 0; return o }},

@@ -61,7 +61,7 @@ func (f RankerFunc) Train(ctx context.Context, train *ratings.Dataset, eps, delt
 // training set: it maps the history's columns to released items by ID
 // and back.
 type Released struct {
-	itemOf []int32 // training column → released item, −1 if not released
+	itemOf []int32 // training column → released item, −1 (or its WithTailIndex index) if not released
 	n      int
 	score  func(out []float64, cols []int32, vals []float64) float64
 }
@@ -69,7 +69,8 @@ type Released struct {
 // NewReleased returns the HistoryScorer over train's columns of a release
 // of the items itemIDs. score writes the score of every released item
 // into out (len(itemIDs)) for a user whose history is cols[k] (indices
-// into itemIDs, −1 for an item that was not released) rated vals[k], and
+// into itemIDs, −1 for an item that was not released, or its
+// WithTailIndex index) rated vals[k], and
 // returns the score of every item that was not released. score must be
 // safe for concurrent use.
 func NewReleased(train *ratings.Dataset, itemIDs []string, score func(out []float64, cols []int32, vals []float64) (unreleased float64)) *Released {
@@ -84,6 +85,20 @@ func NewReleased(train *ratings.Dataset, itemIDs []string, score func(out []floa
 			m = -1
 		}
 		r.itemOf[j] = m
+	}
+	return r
+}
+
+// WithTailIndex makes the history of an item that was not released
+// reach score as index(its ID) (< 0) instead of −1 — for a release with
+// tail buckets, userdp.Result.TailIndex, so that its fold-in uses the
+// item's bucket — and returns r. Unreleased items are still all scored
+// with score's return value.
+func (r *Released) WithTailIndex(index func(id string) int32, train *ratings.Dataset) *Released {
+	for j, m := range r.itemOf {
+		if m < 0 {
+			r.itemOf[j] = index(train.Items.ID(j))
+		}
 	}
 	return r
 }
@@ -150,8 +165,11 @@ func RatingRanker() Ranker {
 				}
 				out[m] = s
 			}
+			// Items outside the release cannot be recommended (a model
+			// file's candidates are its items): they rank at the tail's
+			// score, as before the buckets.
 			return res.Mu + res.TailBias + b
-		}), nil
+		}).WithTailIndex(res.TailIndex, train), nil
 	}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,7 +106,9 @@ func TestRunRanking(t *testing.T) {
 }
 
 // The rating ranker folds a user in from their history exactly as
-// userdp's own evaluation (FoldInAll, Score) does.
+// userdp's own evaluation (FoldInAll, Score) does (its history's
+// unreleased items by their tail buckets), and scores every item outside
+// the release at the tail's score, below no released item's rule.
 func TestRatingRankerMatchesUserdp(t *testing.T) {
 	tr, _ := tinySplit(t)
 	seed := uint64(4)
@@ -119,14 +122,21 @@ func TestRatingRankerMatchesUserdp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(m.BucketBias) == 0 || len(m.ItemIDs) == tr.Items.Len() {
+		t.Fatalf("%d tail buckets, %d of %d items released: the test needs both kinds of item", len(m.BucketBias), len(m.ItemIDs), tr.Items.Len())
+	}
 	us := m.FoldInAll(tr)
 	dst := make([]float64, tr.Ratings.Cols())
 	for _, i := range []int{0, 17, 399} {
 		items, vs := tr.Ratings.Row(i)
 		hs.ScoreInto(dst, items, vs.CopyTo(make([]float64, vs.Len())))
 		for j := range dst {
-			if math.Abs(dst[j]-us.Score(i, j)) > 1e-9 {
-				t.Fatalf("user %d item %d: %v, userdp %v", i, j, dst[j], us.Score(i, j))
+			want := us.Score(i, j)
+			if !slices.Contains(m.ItemIDs, tr.Items.ID(j)) {
+				want = m.Mu + m.TailBias + us.Bias[i]
+			}
+			if math.Abs(dst[j]-want) > 1e-9 {
+				t.Fatalf("user %d item %d: %v, userdp %v", i, j, dst[j], want)
 			}
 		}
 	}

@@ -29,7 +29,7 @@ type Flags struct {
 	Seed uint64
 	// Rank, Iters, HeadItems, StartItems and MaxUserRatings override the
 	// defaults when given.
-	Rank, Iters, HeadItems, StartItems, MaxUserRatings int
+	Rank, Iters, HeadItems, StartItems, MaxUserRatings, TailBuckets int
 	// FactorShare, HeadNoiseRatio, ClipNorm, Center, PopularityScale and
 	// BiasColumnScale override the defaults when given.
 	FactorShare, HeadNoiseRatio, ClipNorm, Center, PopularityScale, BiasColumnScale float64
@@ -52,7 +52,7 @@ type Flags struct {
 
 // ratingOnly are the flags that the ranking objective refuses, as
 // dpmc train does: it sets its own head items and components.
-var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "head-noise-ratio", "start-items", "popularity-scale", "bias-column-scale", "center", "clip-norm", "weights"}
+var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "head-noise-ratio", "start-items", "popularity-scale", "bias-column-scale", "tail-buckets", "center", "clip-norm", "weights"}
 
 // Register adds the flags to fs.
 func (f *Flags) Register(fs *flag.FlagSet) {
@@ -72,6 +72,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&f.StartItems, "start-items", userdp.Defaults(1, 1e-6, 1, 5).StartItems, "most head items the PCA start covers, the most popular (0: the whole head); the ALS step gives the rest of the head its factors")
 	fs.Float64Var(&f.PopularityScale, "popularity-scale", userdp.Defaults(1, 1e-6, 1, 5).PopularityScale, "a user's own slope on item popularity: the scale s of the popularity column s·ln(n̂/n₀) of the released counts appended to the item factors, whose coefficient each user fits locally (post-processing, no budget; 0: none)")
 	fs.Float64Var(&f.BiasColumnScale, "bias-column-scale", userdp.Defaults(1, 1e-6, 1, 5).BiasColumnScale, "a user's own scale on the item biases: the scale c of the item-bias column c·(b − b_tail) of the released biases appended to the item factors, whose coefficient each user fits locally (post-processing, no budget; 0: none)")
+	fs.IntVar(&f.TailBuckets, "tail-buckets", userdp.DefaultTailBuckets, "under private item selection: number of tail buckets: every item outside the released list is predicted by the released bias and feature columns of its bucket (FNV-1a of its ID mod N), released with the item biases at no extra budget (0: the tail bias alone)")
 	fs.IntVar(&f.MaxUserRatings, "max-user-ratings", 1000, "most ratings one user contributes (a uniform random subset beyond)")
 	fs.Float64Var(&f.ClipNorm, "clip-norm", userdp.Defaults(1, 1e-6, 1, 5).ClipNorm, "ℓ2 norm every user factor is clipped to before it enters an item release")
 	fs.Float64Var(&f.Center, "center", 0, "a public global mean rating, in the rating range (default: a noisy mean is released)")
@@ -193,6 +194,7 @@ func (f *Flags) Config(changed func(string) bool) (*Config, error) {
 		{"bias-column-scale", func() { v.BiasColumnScale = &f.BiasColumnScale }},
 		{"max-user-ratings", func() { v.MaxItemsPerUser = &f.MaxUserRatings }},
 		{"clip-norm", func() { v.ClipNorm = &f.ClipNorm }},
+		{"tail-buckets", func() { v.TailBuckets = &f.TailBuckets }},
 	} {
 		if changed(s.name) {
 			s.set()

@@ -621,6 +621,20 @@ func (x *relIndex) split(u *userRec) (kc []int32, kv, tail []float64, n int) {
 	return kc, kv, tail, len(ci)
 }
 
+// tailBuckets returns the tail buckets (userdp.TailBucket among nb) of a
+// user's contributed ratings of unreleased items, in split's order of
+// their values.
+func (x *relIndex) tailBuckets(u *userRec, nb int) []int32 {
+	ci, _ := u.contributed()
+	var out []int32
+	for _, id := range ci {
+		if _, ok := x.index[id]; !ok {
+			out = append(out, int32(userdp.TailBucket(id, nb)))
+		}
+	}
+	return out
+}
+
 // own maps all of a user's ratings to released indices (−1 for others).
 func (x *relIndex) own(u *userRec) []int32 {
 	out := make([]int32, len(u.Items))
@@ -641,9 +655,10 @@ func labels(n int) []int32 {
 	return l
 }
 
-// userBiasFn adds users' bias terms per released item, and their tail
-// terms, over a bundle, and emits the bundle's exact sums (per item, in
-// canonical order, and the tail) at its end, as countTermFn does.
+// userBiasFn adds users' bias terms per released item, their tail terms
+// and their tail buckets' terms over a bundle, and emits the bundle's
+// exact sums (per item, in canonical order, the tail, and per bucket in
+// bucket order) at its end, as countTermFn does.
 type userBiasFn struct {
 	Base
 	rel *relIndex
@@ -652,13 +667,14 @@ type userBiasFn struct {
 	seen      []bool
 	tail      weighted
 	tailTerms bool
+	buckets   map[int32]weighted
 }
 
-func (f *userBiasFn) StartBundle(_ context.Context, _ func(*sums) bool, _ func(*release) bool, _ func(string, weighted), _ func(weighted)) {
-	f.acc, f.seen, f.tail, f.tailTerms = nil, nil, weighted{}, false
+func (f *userBiasFn) StartBundle(_ context.Context, _ func(*sums) bool, _ func(*release) bool, _ func(string, weighted), _ func(weighted), _ func(int, weighted)) {
+	f.acc, f.seen, f.tail, f.tailTerms, f.buckets = nil, nil, weighted{}, false, nil
 }
 
-func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emitItem func(string, weighted), emitTail func(weighted)) error {
+func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*sums) bool, relSide func(*release) bool, emitItem func(string, weighted), emitTail func(weighted), emitBucket func(int, weighted)) error {
 	p, mu, err := f.ready(side)
 	if err != nil {
 		return err
@@ -677,12 +693,23 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	if len(kc) == 0 && len(tail) == 0 {
 		return nil
 	}
+	var tb []int32
+	if nb := p.Buckets(); nb > 0 && len(tail) > 0 {
+		tb = x.tailBuckets(&u, nb)
+		if f.buckets == nil {
+			f.buckets = map[int32]weighted{}
+		}
+	}
 	beta := p.UserOffset(u.Vals, mu)
-	ts, tw, ok := p.UserBias(mu, beta, nc, kc, kv, tail, func(j int32, term, weight float64) {
+	ts, tw, ok := p.UserBias(mu, beta, nc, kc, kv, tail, tb, func(j int32, term, weight float64) {
 		var w weighted
 		p.AddBias(&w.S, &w.W, term, weight)
 		f.acc[j] = weightedCombineFn{}.MergeAccumulators(f.acc[j], w)
 		f.seen[j] = true
+	}, func(b int32, term, weight float64) {
+		var w weighted
+		p.AddTail(&w.S, &w.W, term, weight)
+		f.buckets[b] = weightedCombineFn{}.MergeAccumulators(f.buckets[b], w)
 	})
 	if ok {
 		var w weighted
@@ -693,7 +720,7 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	return nil
 }
 
-func (f *userBiasFn) FinishBundle(ctx context.Context, _ func(*sums) bool, _ func(*release) bool, emitItem func(string, weighted), emitTail func(weighted)) {
+func (f *userBiasFn) FinishBundle(ctx context.Context, _ func(*sums) bool, _ func(*release) bool, emitItem func(string, weighted), emitTail func(weighted), emitBucket func(int, weighted)) {
 	for j, ok := range f.seen {
 		if ok {
 			f.shuffled(ctx, "bias terms by item", len(f.rel.rel.ItemIDs[j])+32)
@@ -704,7 +731,11 @@ func (f *userBiasFn) FinishBundle(ctx context.Context, _ func(*sums) bool, _ fun
 		f.shuffled(ctx, "tail terms", 32)
 		emitTail(f.tail)
 	}
-	f.acc, f.seen = nil, nil
+	for _, b := range slices.Sorted(maps.Keys(f.buckets)) {
+		f.shuffled(ctx, "tail bucket terms", 40)
+		emitBucket(int(b), f.buckets[b])
+	}
+	f.acc, f.seen, f.buckets = nil, nil, nil
 }
 
 // biasFn releases an item's bias from its exact sums.
@@ -773,6 +804,40 @@ func (f *assembleFn) ProcessElement(rel release, side func(*sums) bool, biases f
 	}
 	f.progress(stageBiases, 0, "released")
 	emit(rel)
+	return nil
+}
+
+// bucketsFn releases every tail bucket (with or without terms) from the
+// buckets' exact sums, given the release with its tail bias; nothing
+// without tail buckets.
+type bucketsFn struct{ Base }
+
+func (f *bucketsFn) ProcessElement(ctx context.Context, rel release, side func(*sums) bool, buckets func(*int, *weighted) bool, emit func(bucketRelease)) error {
+	p, _, err := f.ready(side)
+	if err != nil {
+		return err
+	}
+	nb := p.Buckets()
+	if nb == 0 {
+		return nil
+	}
+	bs := make([]weighted, nb)
+	var b int
+	var w weighted
+	for buckets(&b, &w) {
+		if b < 0 || b >= nb {
+			return fmt.Errorf("pipeline: tail bucket %d of %d", b, nb)
+		}
+		bs[b] = weightedCombineFn{}.MergeAccumulators(bs[b], w) // merged, should a runner split it
+	}
+	out := bucketRelease{Bias: make([]float64, nb), Counts: make([]float64, nb)}
+	for k := range nb {
+		if _, _, out.Bias[k], out.Counts[k], err = p.ReleaseBucket(k, bs[k].S, bs[k].W, rel.TailBias); err != nil {
+			return err
+		}
+	}
+	f.shuffled(ctx, "tail buckets (side input of the write)", 16*nb)
+	emit(out)
 	return nil
 }
 
@@ -1027,7 +1092,7 @@ type writeFn struct {
 	Force bool
 }
 
-func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*sums) bool) error {
+func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*sums) bool, buckets func(*bucketRelease) bool) error {
 	p, mu, err := f.ready(side)
 	if err != nil {
 		return err
@@ -1035,6 +1100,10 @@ func (f *writeFn) ProcessElement(ctx context.Context, rel release, side func(*su
 	o := p.Options()
 	res := fitModel(&rel, mu, o)
 	res.Report = p.Report()
+	var tb bucketRelease
+	if buckets(&tb) {
+		res.BucketBias, res.BucketCounts = tb.Bias, tb.Counts // after the steps, as userdp.Train does
+	}
 	p.AppendFeatures(res) // after the steps, as userdp.Train does
 	if err := f.saveTo(ctx, f.Save, f.Force, res); err != nil {
 		return err
@@ -1088,15 +1157,16 @@ func init() {
 	register.DoFn3x1[context.Context, userRec, func(string, exactsum.Sum), error](&countTermFn{})
 	register.DoFn4x1[string, exactsum.Sum, func(*sums) bool, func(itemValue), error](&countFn{})
 	register.DoFn4x1[[]byte, func(*sums) bool, func(*itemValue) bool, func(release), error](&selectFn{})
-	register.DoFn6x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, weighted), func(weighted), error](&userBiasFn{})
+	register.DoFn7x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, weighted), func(weighted), func(int, weighted), error](&userBiasFn{})
 	register.DoFn5x1[string, weighted, func(*sums) bool, func(*release) bool, func(itemValue), error](&biasFn{})
 	register.DoFn5x1[release, func(*sums) bool, func(*itemValue) bool, func(*weighted) bool, func(release), error](&assembleFn{})
+	register.DoFn5x1[context.Context, release, func(*sums) bool, func(*int, *weighted) bool, func(bucketRelease), error](&bucketsFn{})
 	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(startTerm), error](&startTermFn{})
 	register.DoFn4x1[release, func(*sums) bool, func(*packed) bool, func(release), error](&startFn{})
 	register.DoFn5x1[context.Context, userRec, func(*sums) bool, func(*release) bool, func(string, gramSums), error](&userStepFn{})
 	register.DoFn5x1[string, gramSums, func(*sums) bool, func(*release) bool, func(itemRow), error](&itemStepFn{})
 	register.DoFn5x1[context.Context, release, func(*sums) bool, func(*itemRow) bool, func(release), error](&stepFn{})
-	register.DoFn3x1[context.Context, release, func(*sums) bool, error](&writeFn{})
+	register.DoFn4x1[context.Context, release, func(*sums) bool, func(*bucketRelease) bool, error](&writeFn{})
 
 	register.Emitter2[string, chunk]()
 	register.Emitter2[string, weighted]()
@@ -1109,6 +1179,8 @@ func init() {
 	register.Emitter1[release]()
 	register.Emitter1[startTerm]()
 	register.Emitter1[itemRow]()
+	register.Emitter2[int, weighted]()
+	register.Emitter1[bucketRelease]()
 
 	register.Iter1[chunk]()
 	register.Iter1[weighted]()
@@ -1117,4 +1189,6 @@ func init() {
 	register.Iter1[release]()
 	register.Iter1[packed]()
 	register.Iter1[itemRow]()
+	register.Iter2[int, weighted]()
+	register.Iter1[bucketRelease]()
 }

@@ -184,11 +184,13 @@ func Build(s beam.Scope, c *Config) error {
 	rel := beam.ParDo(s.Scope("select items"), &selectFn{b}, one, g, beam.SideInput{Input: counts})
 
 	// Item biases and the tail.
-	itemTerms, tailTerms := beam.ParDo2(s.Scope("user bias terms"), &userBiasFn{Base: b}, users, g, beam.SideInput{Input: rel})
+	itemTerms, tailTerms, bucketTerms := beam.ParDo3(s.Scope("user bias terms"), &userBiasFn{Base: b}, users, g, beam.SideInput{Input: rel})
 	biasSums := beam.CombinePerKey(s.Scope("bias sums"), &weightedCombineFn{}, itemTerms)
 	tailSum := beam.Combine(s.Scope("tail sums"), &weightedCombineFn{}, tailTerms)
+	bucketSums := beam.CombinePerKey(s.Scope("tail bucket sums"), &weightedCombineFn{}, bucketTerms)
 	biases := beam.ParDo(s.Scope("release biases"), &biasFn{Base: b}, biasSums, g, beam.SideInput{Input: rel})
 	rel = beam.ParDo(s.Scope("assemble biases"), &assembleFn{b}, rel, g, beam.SideInput{Input: biases}, beam.SideInput{Input: tailSum})
+	buckets := beam.ParDo(s.Scope("release tail buckets"), &bucketsFn{b}, rel, g, beam.SideInput{Input: bucketSums})
 
 	// Factors: the start, then Iters ALS steps, unrolled. Whether factors
 	// are released depends on the noisy number of users (AutoFactors):
@@ -205,7 +207,7 @@ func Build(s beam.Scope, c *Config) error {
 			rel = beam.ParDo(sc, &stepFn{Base: b, Step: step}, rel, g, beam.SideInput{Input: rows})
 		}
 	}
-	beam.ParDo0(s.Scope("write model"), &writeFn{Base: b, Save: c.Save, Force: c.Force}, rel, g)
+	beam.ParDo0(s.Scope("write model"), &writeFn{Base: b, Save: c.Save, Force: c.Force}, rel, g, beam.SideInput{Input: buckets})
 	return nil
 }
 

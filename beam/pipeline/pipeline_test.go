@@ -158,6 +158,9 @@ func TestPipelineMatchesTrain(t *testing.T) {
 			if len(want.ItemIDs) < 20 || (o.Rank > 0 && want.Rank > 0 && len(want.V) == 0) {
 				t.Fatalf("degenerate release: %d items", len(want.ItemIDs))
 			}
+			if wb := len(want.BucketBias); o.Items == nil && wb != o.TailBuckets {
+				t.Fatalf("Train released %d tail buckets, want %d", wb, o.TailBuckets)
+			}
 			got := runPrism(t, cfg)
 			if !slices.Equal(got.ItemIDs, want.ItemIDs) {
 				t.Fatalf("items: %d released, Train %d", len(got.ItemIDs), len(want.ItemIDs))
@@ -168,7 +171,8 @@ func TestPipelineMatchesTrain(t *testing.T) {
 			for _, f := range []struct {
 				name      string
 				got, want []float64
-			}{{"counts", got.Counts, want.Counts}, {"item biases", got.ItemBias, want.ItemBias}, {"V", got.V, want.V}} {
+			}{{"counts", got.Counts, want.Counts}, {"item biases", got.ItemBias, want.ItemBias}, {"V", got.V, want.V},
+				{"tail bucket biases", got.BucketBias, want.BucketBias}, {"tail bucket features", got.BucketV, want.BucketV}} {
 				if !slices.Equal(f.got, f.want) {
 					t.Errorf("%s differ from Train's (near to 1e-9 relative: %v)", f.name, near(f.got, f.want, 1e-9))
 				}

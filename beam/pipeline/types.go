@@ -100,6 +100,14 @@ type release struct {
 	V        []float64
 }
 
+// bucketRelease is the released tail buckets (userdp.Plan.ReleaseBucket):
+// kept out of release, which every factor stage broadcasts, since they
+// join the model only when it is written (after the factors, which are
+// fitted without them, as in userdp.Train).
+type bucketRelease struct {
+	Bias, Counts []float64
+}
+
 // startTerm is one user's weighted residual vector over the head items.
 type startTerm struct {
 	Idx []int32

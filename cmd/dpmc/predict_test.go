@@ -78,7 +78,8 @@ func TestRecommendHistoryMatchesFoldIn(t *testing.T) {
 	}
 	iids, _ := ratings.NewIDs(items)
 	ds := &ratings.Dataset{Ratings: x, Users: ratings.NumberedIDs(1, 1), Items: iids, Min: m.Min, Max: m.Max}
-	res := &userdp.Result{Rank: m.Rank, Mu: m.Mu, ItemIDs: m.ItemIDs, ItemBias: m.ItemBias, TailBias: m.TailBias, V: m.V, Counts: m.Counts, Min: m.Min, Max: m.Max,
+	res := &userdp.Result{Rank: m.Rank, Features: m.Features, Mu: m.Mu, ItemIDs: m.ItemIDs, ItemBias: m.ItemBias, TailBias: m.TailBias, V: m.V, Counts: m.Counts,
+		BucketBias: m.BucketBias, BucketV: m.BucketV, Min: m.Min, Max: m.Max,
 		UserLambda: m.Ridges.UserLambda, UserLambdaPerRating: m.Ridges.UserLambdaPerRating, UserBiasLambda: m.Ridges.UserBiasLambda}
 	us := res.FoldInAll(ds)
 	type sc struct {

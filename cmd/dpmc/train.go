@@ -72,7 +72,9 @@ Privacy (--privacy):
          (package userdp; billboard model, Chien et al. 2021): a noisy global
          mean (or the public --center) and number of users, noisy weighted
          item counts that select the released items (or the public
-         catalogue --items), noisy item biases and a tail bias, and — when
+         catalogue --items), noisy item biases, a tail bias and, under
+         private selection, the biases and weights of --tail-buckets public
+         hash buckets that predict the unreleased items, and — when
          factors are on — item factors from a noisy PCA start and --iters
          noisy ALS steps (Gram matrix and right-hand side). Each user
          contributes at most --max-user-ratings ratings; each user's
@@ -145,9 +147,9 @@ noisy popularity, and the evaluation (NOT private) NDCG@10 and recall@20 on
 the test set beside the release's own noisy popularity. --save writes the
 ranking model: dpmc recommend --history ranks with it, predict refuses it.
 --rank, --iters, --factor-share, --head-items, --head-noise-ratio,
---start-items, --popularity-scale, --bias-column-scale, --center,
---clip-norm, --weights and --save-users apply to the rating objective
-only.`,
+--start-items, --popularity-scale, --bias-column-scale, --tail-buckets,
+--center, --clip-norm, --weights and --save-users apply to the rating
+objective only.`,
 		Example: `  dpmc train
   dpmc train --data u1.base --test u1.test --algo als --mechanism gaussian --rank 32 --iters 20
   dpmc train --data ratings-final.csv --test-fraction 0.2 --algo irls --irls-iters 2 --output-format json

@@ -32,6 +32,7 @@ type userTrainFlags struct {
 	startItems      int
 	popularityScale float64
 	biasColumnScale float64
+	tailBuckets     int
 	weights         string
 	sampler         string
 	share           float64
@@ -51,6 +52,7 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 	f.IntVar(&u.startItems, "start-items", userdp.Defaults(1, 1e-6, 1, 5).StartItems, "--privacy user: most head items the PCA start covers, the most popular (0: the whole head); the ALS step gives the rest of the head its factors")
 	f.Float64Var(&u.popularityScale, "popularity-scale", userdp.Defaults(1, 1e-6, 1, 5).PopularityScale, "--privacy user: a user's own slope on item popularity: the scale s of the popularity column s·ln(n̂/n₀) of the released counts appended to the item factors, whose coefficient each user fits locally (post-processing, no budget; 0: none)")
 	f.Float64Var(&u.biasColumnScale, "bias-column-scale", userdp.Defaults(1, 1e-6, 1, 5).BiasColumnScale, "--privacy user: a user's own scale on the item biases: the scale c of the item-bias column c·(b − b_tail) of the released biases appended to the item factors, whose coefficient each user fits locally (post-processing, no budget; 0: none)")
+	f.IntVar(&u.tailBuckets, "tail-buckets", userdp.DefaultTailBuckets, "--privacy user under private item selection: number of tail buckets: every item outside the released list is predicted by the released bias and feature columns of its bucket (FNV-1a of its ID mod N), released with the item biases at no extra budget (0: the tail bias alone)")
 	f.StringVar(&u.weights, "weights", "adaptive", "--privacy user: factor-step weights within each user: adaptive (∝ n̂^(−½)) or uniform")
 	f.StringVar(&u.sampler, "sampler", "", "noise sampler: discrete (exact discrete noise on a grid; the only safe choice) or float (math/rand/v2 floating-point noise, whose values lie on lattices: NOT private; --privacy user allows it only with --seed). Default: discrete, except float for a seeded --privacy paper run (reproducing the paper's experiments)")
 	f.Float64Var(&u.share, "factor-share", 0, "--privacy user with an explicit --rank: share of the budget (of μ²) for the factors (default 0.4)")
@@ -60,7 +62,7 @@ func (u *userTrainFlags) register(cmd *cobra.Command) {
 
 // ratingOnly are the --privacy user flags that the ranking objective
 // refuses: it sets its own head items and components.
-var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "head-noise-ratio", "start-items", "popularity-scale", "bias-column-scale", "center", "clip-norm", "weights", "save-users"}
+var ratingOnly = []string{"rank", "iters", "factor-share", "head-items", "head-noise-ratio", "start-items", "popularity-scale", "bias-column-scale", "tail-buckets", "center", "clip-norm", "weights", "save-users"}
 
 // checkObjective refuses the flags that do not apply to the objective o
 // (why says how it was chosen).
@@ -81,7 +83,7 @@ func checkObjective(cmd *cobra.Command, o userdp.Objective, why string) error {
 }
 
 // userModeOnly are flags that --privacy paper must refuse.
-var userModeOnly = []string{"items", "head-items", "head-noise-ratio", "start-items", "popularity-scale", "bias-column-scale", "weights", "factor-share", "save-users", "objective", "positive"}
+var userModeOnly = []string{"items", "head-items", "head-noise-ratio", "start-items", "popularity-scale", "bias-column-scale", "tail-buckets", "weights", "factor-share", "save-users", "objective", "positive"}
 
 // paperModeOnly are the paper-mode flags that --privacy user refuses.
 var paperModeOnly = []string{"algo", "variance", "alpha", "scale", "sigma", "lambda", "irls-iters", "irls-threshold", "init", "lambda-scale"}
@@ -205,6 +207,7 @@ func (p *userPlan) options(cmd *cobra.Command, fl *trainFlags, lo, hi float64, r
 		{"bias-column-scale", func() { v.BiasColumnScale = &fl.user.biasColumnScale }},
 		{"max-user-ratings", func() { v.MaxItemsPerUser = &fl.maxUserRatings }},
 		{"clip-norm", func() { v.ClipNorm = &fl.clipNorm }},
+		{"tail-buckets", func() { v.TailBuckets = &fl.user.tailBuckets }},
 	} {
 		if changed(f.name) {
 			f.set()

@@ -137,6 +137,7 @@ var Vocabulary = []Flag{
 	{Name: "start-items", Type: "int", Default: "300", Unit: Count, Meaning: "most head items the PCA start covers, the most popular (0: the whole head)"},
 	{Name: "synthetic", Type: "string", Default: "", Unit: Choice, Meaning: `built-in data: "" (the command's own: the paper's problem in train, the benchmark in generate) or realistic`},
 	{Name: "study", Type: "string", Default: "both", Unit: Choice, Meaning: "which utility curves: both, rmse or ranking"},
+	{Name: "tail-buckets", Type: "int", Default: "65536", Unit: Count, Meaning: "tail buckets under private item selection: an item outside the released list is predicted by its bucket's released bias and feature columns (0: the tail bias alone)"},
 	{Name: "table", Type: "string", Default: "all", Unit: "comma-separated table names", Meaning: "the paper's tables to reproduce"},
 	{Name: "target-epsilon", Type: "float64", Default: "0", Unit: Epsilon, Meaning: "find the noise parameter giving this total ε"},
 	{Name: "test", Type: "string", Default: "", Unit: File, Meaning: "held-out ratings file to evaluate on"},
@@ -233,5 +234,5 @@ var Beam = []string{
 	"bias-column-scale", "center", "clip-norm", "columns", "data", "delta", "epsilon", "factor-share", "force",
 	"format", "head-items", "head-noise-ratio", "header", "items", "iters", "log-ids", "log-level",
 	"max-user-ratings", "objective", "output-format", "popularity-scale", "positive", "rank", "rating-range", "sampler",
-	"save", "seed", "shuffle-counters", "start-items", "weights",
+	"save", "seed", "shuffle-counters", "start-items", "tail-buckets", "weights",
 }

@@ -322,13 +322,31 @@ func (s *streams) get(p *Plan, phase, step int, id string) *rand.Rand {
 // rand returns the generator of (phase, step, id), drawing exactly what
 // Plan.rand's would.
 func (s *streams) rand(phase, step int, id string) *rand.Rand {
+	s.name = append(appendStreamPrefix(s.name[:0], phase, step), id...)
+	return s.named(phase, step, id)
+}
+
+// decimal returns the generator of (phase, step, the decimal n), drawing
+// exactly what rand's would, without allocating the ID (a tail bucket's
+// stream: one per bucket, 2¹⁶ of them by default).
+func (s *streams) decimal(phase, step, n int) *rand.Rand {
+	s.name = strconv.AppendInt(appendStreamPrefix(s.name[:0], phase, step), int64(n), 10)
+	id := ""
+	if activeTap.Load() != nil {
+		id = strconv.Itoa(n) // the test hook names the stream
+	}
+	return s.named(phase, step, id)
+}
+
+// named returns the generator of the stream whose name is in s.name, of
+// (phase, step, id) for the test hook.
+func (s *streams) named(phase, step int, id string) *rand.Rand {
 	p := s.p
 	switch {
 	case p.opts.Seeded:
 		if s.seeded == nil {
 			s.seeded = rng.NewReseeder()
 		}
-		s.name = append(appendStreamPrefix(s.name[:0], phase, step), id...)
 		sum := sha256.Sum256(s.name)
 		return tapStream(s.seeded.Stream(p.opts.Seed, binary.LittleEndian.Uint64(sum[:])), phase, step, id)
 	case p.key != nil:
@@ -338,7 +356,6 @@ func (s *streams) rand(phase, step int, id string) *rand.Rand {
 			s.keyedR = rand.New(s.keyed)
 		}
 		s.mac.Reset()
-		s.name = append(appendStreamPrefix(s.name[:0], phase, step), id...)
 		s.mac.Write(s.name)
 		var k [32]byte
 		s.mac.Sum(k[:0])

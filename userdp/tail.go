@@ -3,6 +3,7 @@ package userdp
 import (
 	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/dpmc/dpmc/internal/dense"
@@ -136,7 +137,12 @@ func (p *Plan) ReleaseBucket(b int, sum, weight Sum, tailBias float64) (noisyS, 
 func (p *Plan) releaseBucket(b int, sum, weight Sum, tailBias float64, rs *streams) (noisyS, noisyW, bias, count float64, err error) {
 	o := &p.opts
 	g := p.grids.bias
-	r := rs.get(p, phaseTail, 0, strconv.Itoa(b))
+	var r *rand.Rand
+	if rs == nil {
+		r = p.rand(phaseTail, 0, strconv.Itoa(b))
+	} else {
+		r = rs.decimal(phaseTail, 0, b)
+	}
 	if noisyS, err = noisy(p.noise.biases, sum, g, r); err != nil {
 		return 0, 0, 0, 0, err
 	}

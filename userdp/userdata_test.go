@@ -256,7 +256,7 @@ func TestFactorWeightsFactored(t *testing.T) {
 }
 
 // streams draws what Plan.rand draws, seeded and keyed, whatever came
-// before on the same streams.
+// before on the same streams (decimal too).
 func TestStreamsMatchRand(t *testing.T) {
 	for _, keyed := range []bool{false, true} {
 		o := Defaults(5, 1e-6, 1, 5)
@@ -274,6 +274,15 @@ func TestStreamsMatchRand(t *testing.T) {
 			for range 5 {
 				if x, y := a.Uint64(), b.Uint64(); x != y {
 					t.Fatalf("keyed %v, stream (%d, %q): %x, Plan.rand %x", keyed, k, id, x, y)
+				}
+			}
+		}
+		// The tail buckets' streams, named by the bucket's decimal.
+		for _, n := range []int{0, 7, 65535, 7} {
+			a, b := s.decimal(phaseTail, 0, n), p.rand(phaseTail, 0, strconv.Itoa(n))
+			for range 5 {
+				if x, y := a.Uint64(), b.Uint64(); x != y {
+					t.Fatalf("keyed %v, bucket stream %d: %x, Plan.rand %x", keyed, n, x, y)
 				}
 			}
 		}

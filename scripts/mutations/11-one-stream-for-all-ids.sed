@@ -1,3 +1,3 @@
 # file: userdp/plan.go
 # bug: one noise stream for every item and user (the stream ignores the ID)
-s|return append(b, id...)|return b|
+s|, phase, step), id...)|, phase, step))|

@@ -1,3 +1,3 @@
 # file: userdp/train.go
 # bug: only the occupied tail buckets are released (which buckets hold an unreleased item is revealed)
-s|		for k := range nb {|		for k := range nb {\n			if bw[k] == (Sum{}) {\n				continue\n			}|
+s|		if err := t.parallel(ctx, nb, func(w, k int) {|&\n			if bw[k] == (Sum{}) {\n				return\n			}|

@@ -619,9 +619,9 @@ func (p *Plan) planRest() error {
 	}
 	biasName, biasCoords := "item bias sums", k
 	switch {
-	case p.buckets() > 0:
+	case p.Buckets() > 0:
 		// A user's k contributed items fill at most k buckets.
-		biasName, biasCoords = fmt.Sprintf("item bias sums, the tail's (items not released) sum and weight, and each of %d tail buckets' sum and weight", p.buckets()), 2*k+2
+		biasName, biasCoords = fmt.Sprintf("item bias sums, the tail's (items not released) sum and weight, and each of %d tail buckets' sum and weight", p.Buckets()), 2*k+2
 	case o.Items == nil && !o.NoTail:
 		biasName, biasCoords = "item bias sums, and the tail's (items not released) sum and weight", k+2
 	}
@@ -682,8 +682,8 @@ func (p *Plan) planRest() error {
 	if o.Items == nil && !o.NoTail {
 		what += ", tail bias"
 	}
-	if p.buckets() > 0 {
-		what += fmt.Sprintf(", %d tail buckets' biases and weights", p.buckets())
+	if p.Buckets() > 0 {
+		what += fmt.Sprintf(", %d tail buckets' biases and weights", p.Buckets())
 	}
 	if o.Rank > 0 {
 		what += ", item factors"

@@ -240,9 +240,9 @@ func (p *Plan) UserOffset(own []float64, mu float64) float64 {
 // of them, emitBucket(b, w_b·clip(mean deviation), w_b·BiasBound) with
 // w_b = √((1 − a)·m_b/(2n)). The squares add up to 2·w_t² + Σ 2·w_b² =
 // m/n, the tail's share without buckets, so the release's Δ₂ stays
-// BiasBound. tail and tailBuckets are reordered (by bucket); with tail
-// buckets they must be equally long (it panics otherwise: a caller's
-// bug), and tailBuckets is ignored without them.
+// BiasBound. Each bucket's ratings are summed in their order in tail.
+// With tail buckets tail and tailBuckets must be equally long (it panics
+// otherwise: a caller's bug); tailBuckets is ignored without them.
 func (p *Plan) UserBias(mu, beta float64, ncontrib int, items []int32, vals, tail []float64, tailBuckets []int32, emit func(j int32, term, weight float64), emitBucket func(b int32, term, weight float64)) (ts, tw float64, ok bool) {
 	o := &p.opts
 	wi := p.CountWeight(ncontrib)
@@ -264,47 +264,34 @@ func (p *Plan) UserBias(mu, beta float64, ncontrib int, items []int32, vals, tai
 		return dm, float64(len(tail)), true
 	}
 	share := 1.0
-	if p.buckets() > 0 {
+	if p.Buckets() > 0 {
 		if len(tailBuckets) != len(tail) {
 			panic(fmt.Sprintf("userdp: UserBias: %d tail buckets for %d tail ratings", len(tailBuckets), len(tail)))
 		}
 		share = TailAggregateShare
-		sortByBucket(tail, tailBuckets)
-		for lo := 0; lo < len(tail); {
-			hi := lo + 1
-			for hi < len(tail) && tailBuckets[hi] == tailBuckets[lo] {
-				hi++
-			}
+		// Group the ratings by bucket: sort the keys bucket·2³² + q
+		// (distinct, so each bucket's ratings keep their order in tail).
+		var buf [64]uint64
+		keys := buf[:0]
+		for q, b := range tailBuckets {
+			keys = append(keys, uint64(b)<<32|uint64(q))
+		}
+		slices.Sort(keys)
+		for lo := 0; lo < len(keys); {
+			b := keys[lo] >> 32
 			var d float64
-			for _, v := range tail[lo:hi] {
-				d += v - mu - beta
+			hi := lo
+			for ; hi < len(keys) && keys[hi]>>32 == b; hi++ {
+				d += tail[uint32(keys[hi])] - mu - beta
 			}
 			m := float64(hi - lo)
 			wb := math.Sqrt((1 - TailAggregateShare) * m / (2 * float64(ncontrib)))
-			emitBucket(tailBuckets[lo], wb*math.Min(math.Max(d/m, -o.BiasBound), o.BiasBound), wb*o.BiasBound)
+			emitBucket(int32(b), wb*math.Min(math.Max(d/m, -o.BiasBound), o.BiasBound), wb*o.BiasBound)
 			lo = hi
 		}
 	}
 	wt := math.Sqrt(share * float64(len(tail)) / (2 * float64(ncontrib)))
 	return wt * math.Min(math.Max(dm/float64(len(tail)), -o.BiasBound), o.BiasBound), wt * o.BiasBound, true
-}
-
-// sortByBucket sorts the pairs (vals[q], buckets[q]) by bucket, in place
-// and stably (so every implementation sums a bucket in the same order):
-// by the keys bucket·2³² + q, which are distinct.
-func sortByBucket(vals []float64, buckets []int32) {
-	if len(buckets) < 2 {
-		return
-	}
-	keys := make([]uint64, len(buckets))
-	for q, b := range buckets {
-		keys[q] = uint64(b)<<32 | uint64(q)
-	}
-	slices.Sort(keys)
-	old := slices.Clone(vals)
-	for q, k := range keys {
-		buckets[q], vals[q] = int32(k>>32), old[uint32(k)]
-	}
 }
 
 // AddBias adds one (term, weight) of UserBias to an item's exact bias
@@ -871,31 +858,29 @@ func (p *Plan) AppendFeatures(res *Result) {
 	}
 	r, n, k := res.Rank, len(res.ItemIDs), len(f)
 	n0 := p.PopularityFloor()
+	// columns writes the columns of an item (or bucket) of released count
+	// and bias into dst.
+	columns := func(dst []float64, count, bias float64) {
+		for c, name := range f {
+			switch name {
+			case FeaturePopularity:
+				dst[c] = o.PopularityScale * math.Log(math.Max(count, n0)/n0)
+			case FeatureItemBias:
+				dst[c] = o.BiasColumnScale * (bias - res.TailBias)
+			}
+		}
+	}
 	v := make([]float64, n*(r+k))
 	for j := range n {
 		row := v[j*(r+k) : (j+1)*(r+k)]
 		copy(row[:r], res.V[j*r:(j+1)*r])
-		for c, name := range f {
-			switch name {
-			case FeaturePopularity:
-				row[r+c] = o.PopularityScale * math.Log(math.Max(res.Counts[j], n0)/n0)
-			case FeatureItemBias:
-				row[r+c] = o.BiasColumnScale * (res.ItemBias[j] - res.TailBias)
-			}
-		}
+		columns(row[r:], res.Counts[j], res.ItemBias[j])
 	}
 	res.V, res.Rank, res.Features = v, r+k, f
 	if nb := len(res.BucketBias); nb > 0 {
 		res.BucketV = make([]float64, nb*k)
 		for b := range nb {
-			for c, name := range f {
-				switch name {
-				case FeaturePopularity:
-					res.BucketV[b*k+c] = o.PopularityScale * math.Log(math.Max(res.BucketCounts[b], n0)/n0)
-				case FeatureItemBias:
-					res.BucketV[b*k+c] = o.BiasColumnScale * (res.BucketBias[b] - res.TailBias)
-				}
-			}
+			columns(res.BucketV[b*k:(b+1)*k], res.BucketCounts[b], res.BucketBias[b])
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package userdp
 
 import (
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -46,9 +45,11 @@ const MaxTailBuckets = 1 << 22
 // FNV-1a (64-bit) of the ID's bytes modulo n. It depends on nothing but
 // the ID and n, both public, so computing it costs no privacy.
 func TailBucket(id string, n int) int {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return int(h.Sum64() % uint64(n))
+	h := uint64(14695981039346656037) // FNV-1a 64: offset basis, then per byte xor and multiply by the prime
+	for k := 0; k < len(id); k++ {
+		h = (h ^ uint64(id[k])) * 1099511628211
+	}
+	return int(h % uint64(n))
 }
 
 // TailIndex returns the fold-in index (FoldIn, Score, ScoreTail) of an
@@ -108,18 +109,15 @@ func (res *Result) tailRow(j int32, row []float64) float64 {
 	return res.BucketBias[b]
 }
 
-// buckets returns the number of tail buckets of the release: TailBuckets
-// under private selection with noise and a tail (rating objective), else 0.
-func (p *Plan) buckets() int {
+// Buckets returns the number of tail buckets the plan releases:
+// TailBuckets under private selection with noise and a tail (rating
+// objective), else 0 (the tail's two coordinates alone).
+func (p *Plan) Buckets() int {
 	if !p.WithTail() || p.opts.NoNoise || p.opts.Objective == ObjectiveRanking {
 		return 0
 	}
 	return p.opts.TailBuckets
 }
-
-// Buckets returns the number of tail buckets the plan releases (0: the
-// tail's two coordinates alone).
-func (p *Plan) Buckets() int { return p.buckets() }
 
 // ReleaseBucket releases tail bucket b from the users' exact summed
 // bucket terms (UserBias's emitBucket, added with AddTail): its two noisy

@@ -190,7 +190,7 @@ func Train(ctx context.Context, d *ratings.Dataset, opts Options) (*Result, erro
 		toModel[c] = int32(j)
 	}
 	var bucket func(col int) int32
-	if nb := t.buckets(); nb > 0 {
+	if nb := t.Buckets(); nb > 0 {
 		bucket = func(col int) int32 { return int32(TailBucket(d.Items.ID(col), nb)) }
 	}
 	t.data.release(toModel, bucket)
@@ -357,7 +357,7 @@ func (t *trainer) biases(ctx context.Context, mu float64, counts []float64) (bia
 	sum := make([]Sum, n)
 	wsum := make([]Sum, n)
 	var ts, tw Sum
-	nb := t.buckets()
+	nb := t.Buckets()
 	bsum := make([]Sum, nb)
 	bw := make([]Sum, nb)
 	withTail := t.WithTail()

@@ -611,28 +611,25 @@ func sideRelease(x **relIndex, p *userdp.Plan, next func(*release) bool) (*relIn
 // split maps a user's contributed ratings to released indices; n is the
 // number of contributed ratings.
 func (x *relIndex) split(u *userRec) (kc []int32, kv, tail []float64, n int) {
+	kc, kv, tail, _, n = x.splitBuckets(u, 0)
+	return kc, kv, tail, n
+}
+
+// splitBuckets is split, also giving with nb > 0 tail buckets each
+// unreleased item's tail bucket (userdp.TailBucket among nb), in the
+// order of tail.
+func (x *relIndex) splitBuckets(u *userRec, nb int) (kc []int32, kv, tail []float64, tailBuckets []int32, n int) {
 	ci, cv := u.contributed()
 	kc, kv, tail = userdp.SplitReleased(labels(len(ci)), cv, func(q int32) int32 {
 		if j, ok := x.index[ci[q]]; ok {
 			return j
 		}
+		if nb > 0 {
+			tailBuckets = append(tailBuckets, int32(userdp.TailBucket(ci[q], nb)))
+		}
 		return -1
 	})
-	return kc, kv, tail, len(ci)
-}
-
-// tailBuckets returns the tail buckets (userdp.TailBucket among nb) of a
-// user's contributed ratings of unreleased items, in split's order of
-// their values.
-func (x *relIndex) tailBuckets(u *userRec, nb int) []int32 {
-	ci, _ := u.contributed()
-	var out []int32
-	for _, id := range ci {
-		if _, ok := x.index[id]; !ok {
-			out = append(out, int32(userdp.TailBucket(id, nb)))
-		}
-	}
-	return out
+	return kc, kv, tail, tailBuckets, len(ci)
 }
 
 // own maps all of a user's ratings to released indices (−1 for others).
@@ -686,19 +683,15 @@ func (f *userBiasFn) ProcessElement(ctx context.Context, u userRec, side func(*s
 	if f.acc == nil {
 		f.acc, f.seen = make([]weighted, len(x.rel.ItemIDs)), make([]bool, len(x.rel.ItemIDs))
 	}
-	kc, kv, tail, nc := x.split(&u)
+	kc, kv, tail, tb, nc := x.splitBuckets(&u, p.Buckets())
 	if !p.WithTail() {
 		tail = nil
 	}
 	if len(kc) == 0 && len(tail) == 0 {
 		return nil
 	}
-	var tb []int32
-	if nb := p.Buckets(); nb > 0 && len(tail) > 0 {
-		tb = x.tailBuckets(&u, nb)
-		if f.buckets == nil {
-			f.buckets = map[int32]weighted{}
-		}
+	if len(tb) > 0 && f.buckets == nil {
+		f.buckets = map[int32]weighted{}
 	}
 	beta := p.UserOffset(u.Vals, mu)
 	ts, tw, ok := p.UserBias(mu, beta, nc, kc, kv, tail, tb, func(j int32, term, weight float64) {
